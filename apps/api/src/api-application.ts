@@ -1,0 +1,23 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig } from '@svc/config';
+import { createHttpApplication } from '@svc/http';
+import { createMetricsRegistry } from '@svc/observability';
+import type { Logger } from 'pino';
+import { ApiModule } from './api.module';
+import { buildOpenApiDocument } from './openapi/openapi-document';
+import { OpenApiDocument } from './openapi/openapi.controller';
+
+/** The registration API, assembled but not yet listening (main.ts and the tests listen). */
+export async function createApiApplication(
+  config: AppConfig,
+  logger: Logger,
+): Promise<NestFastifyApplication> {
+  const registry = createMetricsRegistry('api');
+  const app = await createHttpApplication(ApiModule.forRoot(config, registry), {
+    logger,
+    registry,
+    bodyLimitBytes: config.http.bodyLimitBytes,
+  });
+  app.get(OpenApiDocument).value = buildOpenApiDocument(app);
+  return app;
+}

@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { runService } from '@svc/http';
+import { createApiApplication } from './api-application';
+
+void runService({ name: 'api', port: (config) => config.ports.api, create: createApiApplication });

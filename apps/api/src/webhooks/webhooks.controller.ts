@@ -1,0 +1,103 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { PageQuery } from '@svc/http';
+import { CurrentPrincipal, Principal, RequireScopes } from '@svc/identity';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
+import { RegisterWebhookRequest } from './dto/register-webhook.request';
+import { UpdateWebhookRequest } from './dto/update-webhook.request';
+import { WebhookEndpointPage, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import { CommandContext, WebhookEndpointsService } from './webhook-endpoints.service';
+
+const context = (principal: Principal, request: FastifyRequest): CommandContext => ({
+  principal,
+  requestId: request.id,
+});
+
+@ApiTags('webhooks')
+@ApiAuthenticatedProblems('webhooks:manage')
+@RequireScopes('webhooks:manage')
+@Controller('v1/webhooks')
+export class WebhooksController {
+  constructor(private readonly endpoints: WebhookEndpointsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({
+    type: WebhookEndpointResponse,
+    description: 'Registered; the endpoint is active.',
+    headers: { Location: { description: 'Path of the new endpoint', schema: { type: 'string' } } },
+  })
+  @ApiProblem(413, 'Request body too large.')
+  @ApiProblem(415, 'The body is not application/json.')
+  async register(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: RegisterWebhookRequest,
+  ): Promise<WebhookEndpointResponse> {
+    const endpoint = await this.endpoints.register(context(principal, request), body);
+    void reply.header('location', `/v1/webhooks/${endpoint.id}`);
+    return WebhookEndpointResponse.of(endpoint);
+  }
+
+  @Get()
+  @ApiOkResponse({
+    type: WebhookEndpointPage,
+    description: "The tenant's endpoints in order of registration.",
+  })
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() page: PageQuery,
+  ): Promise<WebhookEndpointPage> {
+    return this.endpoints.list(principal.tenantId, page, WebhookEndpointResponse.of);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiProblem(404, 'No such endpoint for this tenant.')
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<WebhookEndpointResponse> {
+    return WebhookEndpointResponse.of(await this.endpoints.get(principal.tenantId, id));
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: WebhookEndpointResponse })
+  @ApiProblem(404, 'No such endpoint for this tenant.')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookRequest,
+  ): Promise<WebhookEndpointResponse> {
+    return WebhookEndpointResponse.of(
+      await this.endpoints.update(context(principal, request), id, body),
+    );
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted; no further deliveries are made to it.' })
+  @ApiProblem(404, 'No such endpoint for this tenant.')
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await this.endpoints.delete(context(principal, request), id);
+  }
+}

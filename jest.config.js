@@ -1,0 +1,69 @@
+/** Unit tests sit beside the code (*.spec.ts); end-to-end suites live in test/ (*.e2e-spec.ts). */
+const { compilerOptions } = require('./tsconfig.json');
+
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias}$`,
+    `<rootDir>/${target}`,
+  ]),
+);
+
+const swc = (syntax) => [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: syntax === 'typescript' ? { syntax, decorators: true } : { syntax },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+/**
+ * NestJS 12 and a few of its dependencies ship only as ES modules. Node 20 can require() them, but
+ * Jest's module system cannot before Node 24.9, so Jest compiles those packages to CommonJS.
+ */
+const ESM_ONLY_PACKAGES = [
+  '@nestjs',
+  'ulid',
+  'zod',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'uint8array-extras',
+  '@tokenizer',
+  '@borewit',
+  'load-esm',
+];
+
+const transform = {
+  '^.+\\.ts$': swc('typescript'),
+  '^.+\\.m?js$': swc('ecmascript'),
+};
+
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`];
+
+const shared = {
+  testEnvironment: 'node',
+  transform,
+  transformIgnorePatterns,
+  moduleNameMapper,
+  rootDir: __dirname,
+};
+
+module.exports = {
+  maxWorkers: 2,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      testTimeout: 30000,
+    },
+  ],
+};

@@ -1,0 +1,38 @@
+import { DataSource } from 'typeorm';
+import { MIGRATIONS, MIGRATIONS_TABLE } from './migrations';
+
+/** Any constant shared by every process that migrates this database. */
+const MIGRATION_LOCK = 7_301_457_001;
+
+/**
+ * Applies pending migrations. An advisory lock makes concurrent callers (several pods starting
+ * at once) wait for each other instead of racing. Returns the names of the migrations applied.
+ */
+export async function migrate(dataSource: DataSource): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** Migrates the database at `url` with a short-lived connection of its own. */
+export async function migrateDatabase(url: string): Promise<string[]> {
+  const dataSource = await new DataSource({
+    type: 'postgres',
+    url,
+    migrations: MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    poolSize: 2,
+  }).initialize();
+  try {
+    return await migrate(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}

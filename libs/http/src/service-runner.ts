@@ -1,0 +1,42 @@
+import { INestApplication } from '@nestjs/common';
+import { AppConfig, ConfigError, loadConfig } from '@svc/config';
+import { createLogger } from '@svc/observability';
+import type { Logger } from 'pino';
+
+export interface ServiceDefinition {
+  name: string;
+  port: (config: AppConfig) => number;
+  create: (config: AppConfig, logger: Logger) => Promise<INestApplication>;
+}
+
+/**
+ * Starts one app as its own process: validates the configuration (a bad value stops start-up
+ * with one line per problem), listens, and shuts down cleanly on SIGTERM and SIGINT.
+ */
+export async function runService(
+  service: ServiceDefinition,
+  env = process.env,
+): Promise<INestApplication> {
+  let config: AppConfig;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${service.name}: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger(service.name, config.logLevel);
+  if (config.secrets.usingDevelopmentKey) {
+    logger.warn(
+      'SECRET_ENCRYPTION_KEY is not set: using the public development key. Never do this in production.',
+    );
+  }
+  const app = await service.create(config, logger);
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  const port = service.port(config);
+  await app.listen(port, config.host);
+  logger.info({ port, host: config.host }, `${service.name} listening`);
+  return app;
+}

@@ -1,0 +1,63 @@
+import { PROBLEM_TYPES, ProblemException } from '@svc/http';
+import type { CredentialPlace } from './misplaced-credentials';
+
+export const AUTH_REALM = 'svc';
+
+const challenge = (params: Record<string, string>) =>
+  `Bearer ${Object.entries({ realm: AUTH_REALM, ...params })
+    .map(([name, value]) => `${name}="${value}"`)
+    .join(', ')}`;
+
+export const authProblems = {
+  /** RFC 6750 3.1: a request without credentials gets a bare challenge, without an error code. */
+  missingCredentials(): ProblemException {
+    return new ProblemException(
+      {
+        type: PROBLEM_TYPES.unauthenticated,
+        title: 'Authentication required',
+        status: 401,
+        detail: 'Send your API key in the header "Authorization: Bearer <API_KEY>".',
+      },
+      { 'www-authenticate': challenge({}) },
+    );
+  },
+  invalidToken(): ProblemException {
+    const description = 'The credential is malformed, unknown, expired or revoked.';
+    return new ProblemException(
+      {
+        type: PROBLEM_TYPES.unauthenticated,
+        title: 'Invalid credentials',
+        status: 401,
+        detail: description,
+      },
+      { 'www-authenticate': challenge({ error: 'invalid_token', error_description: description }) },
+    );
+  },
+  insufficientScope(required: readonly string[]): ProblemException {
+    const scope = required.join(' ');
+    return new ProblemException(
+      {
+        type: PROBLEM_TYPES.insufficientScope,
+        title: 'Insufficient scope',
+        status: 403,
+        detail: `This operation needs the scope ${scope}.`,
+        required_scope: scope,
+      },
+      {
+        'www-authenticate': challenge({
+          error: 'insufficient_scope',
+          scope,
+          error_description: `The credential lacks the scope ${scope}.`,
+        }),
+      },
+    );
+  },
+  credentialsOutsideHeader(place: CredentialPlace): ProblemException {
+    return new ProblemException({
+      type: PROBLEM_TYPES.credentialsOutsideHeader,
+      title: 'Credentials in the wrong place',
+      status: 400,
+      detail: `Credentials are not accepted in the request ${place === 'query' ? 'query string' : 'body'}. Send them only in the header "Authorization: Bearer <API_KEY>". Treat a key sent this way as exposed and rotate it.`,
+    });
+  },
+};

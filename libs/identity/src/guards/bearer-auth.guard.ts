@@ -1,0 +1,58 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Scope } from '@svc/contracts';
+import { PUBLIC_ROUTE } from '@svc/http';
+import type { FastifyRequest } from 'fastify';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { authProblems } from './auth-problems';
+import { findMisplacedCredential } from './misplaced-credentials';
+import { AuthenticatedRequest, REQUIRED_SCOPES } from './require-scopes.decorator';
+
+/** RFC 6750 2.1: the scheme is case-insensitive and the credential one b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Authenticates every non-public route by `Authorization: Bearer <credential>` only, then checks
+ * the route's scopes. A credential anywhere else is refused before it can authenticate.
+ */
+@Injectable()
+export class BearerAuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(ApiKeysService) private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+      return true;
+    }
+    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(
+      REQUIRED_SCOPES,
+      targets,
+    );
+    if (!required) {
+      throw new Error(`${context.getClass().name}.${context.getHandler().name} declares no scopes`);
+    }
+    const request = context.switchToHttp().getRequest<FastifyRequest & AuthenticatedRequest>();
+    const misplaced = findMisplacedCredential(request.query, request.body);
+    if (misplaced) {
+      throw authProblems.credentialsOutsideHeader(misplaced);
+    }
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === '') {
+      throw authProblems.missingCredentials();
+    }
+    const credential = BEARER.exec(header)?.[1];
+    const principal = credential ? await this.apiKeys.authenticate(credential) : null;
+    if (!principal) {
+      throw authProblems.invalidToken();
+    }
+    const missing = required.filter((scope) => !principal.scopes.includes(scope));
+    if (missing.length > 0) {
+      throw authProblems.insufficientScope(missing);
+    }
+    request.principal = principal;
+    return true;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './messaging.module';
+export * from './nats-connection';

@@ -1,0 +1,2 @@
+export * from './tenant.entity';
+export * from './tenants.service';

@@ -1,0 +1,41 @@
+import type { EventSubscription } from '@svc/contracts';
+
+/** The events of a webhook endpoint's stream (stream id = endpoint id). */
+export const ENDPOINT_EVENT_TYPES = {
+  registered: 'webhook_endpoint.registered',
+  updated: 'webhook_endpoint.updated',
+  deleted: 'webhook_endpoint.deleted',
+} as const;
+
+export type EndpointStatus = 'active' | 'degraded';
+
+export interface EndpointRegistered {
+  endpoint_id: string;
+  tenant_id: string;
+  url: string;
+  events: EventSubscription[];
+  /** Sealed by SecretCipher with the endpoint id as context; the plaintext is never logged. */
+  secret_ciphertext: string;
+  status: EndpointStatus;
+  created_at: string;
+}
+
+export interface EndpointUpdated {
+  endpoint_id: string;
+  changes: { url?: string; events?: EventSubscription[]; secret_ciphertext?: string };
+  updated_at: string;
+}
+
+export interface EndpointDeleted {
+  endpoint_id: string;
+  deleted_at: string;
+}
+
+export type EndpointEvent =
+  | { type: typeof ENDPOINT_EVENT_TYPES.registered; data: EndpointRegistered }
+  | { type: typeof ENDPOINT_EVENT_TYPES.updated; data: EndpointUpdated }
+  | { type: typeof ENDPOINT_EVENT_TYPES.deleted; data: EndpointDeleted };
+
+export function isEndpointEventType(type: string): type is EndpointEvent['type'] {
+  return (Object.values(ENDPOINT_EVENT_TYPES) as string[]).includes(type);
+}

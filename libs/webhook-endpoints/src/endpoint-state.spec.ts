@@ -1,0 +1,84 @@
+import { ENDPOINT_EVENT_TYPES, EndpointEvent } from './endpoint-events';
+import { applyEndpointEvent, EndpointState } from './endpoint-state';
+
+const registered: EndpointEvent = {
+  type: ENDPOINT_EVENT_TYPES.registered,
+  data: {
+    endpoint_id: 'wh_1',
+    tenant_id: 'ten_1',
+    url: 'https://a.example/in',
+    events: ['alert.created'],
+    secret_ciphertext: 'sealed-1',
+    status: 'active',
+    created_at: '2026-01-01T00:00:00.000Z',
+  },
+};
+
+const fold = (events: EndpointEvent[]) =>
+  events.reduce<EndpointState | null>(
+    (state, event, index) => applyEndpointEvent(state, event, index + 1),
+    null,
+  );
+
+describe('applyEndpointEvent', () => {
+  it('starts an endpoint active at version 1', () => {
+    expect(fold([registered])).toEqual({
+      id: 'wh_1',
+      tenantId: 'ten_1',
+      url: 'https://a.example/in',
+      events: ['alert.created'],
+      secretCiphertext: 'sealed-1',
+      status: 'active',
+      createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      updatedAt: new Date('2026-01-01T00:00:00.000Z'),
+      version: 1,
+    });
+  });
+
+  it('applies only the fields an update changes', () => {
+    const state = fold([
+      registered,
+      {
+        type: ENDPOINT_EVENT_TYPES.updated,
+        data: {
+          endpoint_id: 'wh_1',
+          changes: { events: ['incident.*'] },
+          updated_at: '2026-01-02T00:00:00.000Z',
+        },
+      },
+      {
+        type: ENDPOINT_EVENT_TYPES.updated,
+        data: {
+          endpoint_id: 'wh_1',
+          changes: { secret_ciphertext: 'sealed-2' },
+          updated_at: '2026-01-03T00:00:00.000Z',
+        },
+      },
+    ]);
+    expect(state).toMatchObject({
+      url: 'https://a.example/in',
+      events: ['incident.*'],
+      secretCiphertext: 'sealed-2',
+      createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      updatedAt: new Date('2026-01-03T00:00:00.000Z'),
+      version: 3,
+    });
+  });
+
+  it('ends at null once deleted, and stays there', () => {
+    const deleted: EndpointEvent = {
+      type: ENDPOINT_EVENT_TYPES.deleted,
+      data: { endpoint_id: 'wh_1', deleted_at: '2026-01-02T00:00:00.000Z' },
+    };
+    const update: EndpointEvent = {
+      type: ENDPOINT_EVENT_TYPES.updated,
+      data: {
+        endpoint_id: 'wh_1',
+        changes: { url: 'https://b.example' },
+        updated_at: '2026-01-03T00:00:00.000Z',
+      },
+    };
+    expect(fold([registered, deleted])).toBeNull();
+    expect(fold([registered, deleted, update])).toBeNull();
+  });
+});

@@ -1,0 +1,37 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { EventSubscription } from '@svc/contracts';
+import type { EndpointStatus } from '../endpoint-events';
+import type { EndpointState } from '../endpoint-state';
+
+/** The endpoint projection: one row per live endpoint, derived from its event stream only. */
+@Entity({ name: 'webhook_endpoints' })
+@Index('webhook_endpoints_tenant_id_idx', ['tenantId', 'id'])
+export class WebhookEndpointRecord implements EndpointState {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ name: 'tenant_id', type: 'text' })
+  tenantId!: string;
+
+  @Column({ type: 'text' })
+  url!: string;
+
+  @Column({ type: 'text', array: true })
+  events!: EventSubscription[];
+
+  @Column({ name: 'secret_ciphertext', type: 'text' })
+  secretCiphertext!: string;
+
+  @Column({ type: 'text' })
+  status!: EndpointStatus;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  /** Version of the last event of the endpoint's stream folded into this row. */
+  @Column({ type: 'integer' })
+  version!: number;
+}

@@ -1,0 +1,73 @@
+import { EVENT_SUBSCRIPTIONS, isEventSubscription } from '@svc/contracts';
+import { checkEndpointUrl, PrivateNetworkAllowList } from './endpoint-url';
+import { RuleViolation } from './rule-violation';
+
+export const SECRET_MIN_LENGTH = 16;
+export const SECRET_MAX_LENGTH = 256;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** Subscriptions: non-empty, no repeats, each a known type or a family wildcard such as alert.*. */
+export function checkSubscriptions(events: readonly string[]): RuleViolation[] {
+  if (events.length === 0) {
+    return [{ field: 'events', detail: 'must name at least one event type' }];
+  }
+  const violations: RuleViolation[] = [];
+  const unknown = events.filter((name) => !isEventSubscription(name));
+  if (unknown.length > 0) {
+    violations.push({
+      field: 'events',
+      detail: `unknown event types: ${unknown.join(', ')}; known: ${EVENT_SUBSCRIPTIONS.join(', ')}`,
+    });
+  }
+  const repeated = events.filter((name, index) => events.indexOf(name) !== index);
+  if (repeated.length > 0) {
+    violations.push({
+      field: 'events',
+      detail: `repeated event types: ${[...new Set(repeated)].join(', ')}`,
+    });
+  }
+  return violations;
+}
+
+/** The HMAC key for deliveries: 16 to 256 printable ASCII characters. */
+export function checkSecret(secret: string): RuleViolation[] {
+  if (secret.length < SECRET_MIN_LENGTH || secret.length > SECRET_MAX_LENGTH) {
+    return [
+      {
+        field: 'secret',
+        detail: `must be ${SECRET_MIN_LENGTH} to ${SECRET_MAX_LENGTH} characters long`,
+      },
+    ];
+  }
+  if (!PRINTABLE_ASCII.test(secret)) {
+    return [{ field: 'secret', detail: 'must contain only printable ASCII characters' }];
+  }
+  return [];
+}
+
+export interface EndpointFields {
+  url?: string;
+  events?: readonly string[];
+  secret?: string;
+}
+
+/** Every rule on the fields present; the caller decides which fields are required. */
+export function checkEndpointFields(
+  fields: EndpointFields,
+  allowList: PrivateNetworkAllowList,
+): RuleViolation[] {
+  const violations: RuleViolation[] = [];
+  if (fields.url !== undefined) {
+    const problem = checkEndpointUrl(fields.url, allowList);
+    if (problem) {
+      violations.push({ field: 'url', detail: problem });
+    }
+  }
+  if (fields.events !== undefined) {
+    violations.push(...checkSubscriptions(fields.events));
+  }
+  if (fields.secret !== undefined) {
+    violations.push(...checkSecret(fields.secret));
+  }
+  return violations;
+}

@@ -1,0 +1,4 @@
+export * from './api-harness';
+export * from './http-client';
+export * from './test-database';
+export * from './test-environment';

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import {
+  databaseUrl,
+  TEMPLATE_DATABASE,
+  TEST_DATABASE_PREFIX,
+  TEST_POSTGRES_URL,
+} from './test-environment';
+
+async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A migrated database of the suite's own, copied from the run's template. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
+  await admin((client) =>
+    client.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`),
+  );
+  return {
+    url: databaseUrl(name),
+    drop: () =>
+      admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
+  };
+}
