@@ -77,7 +77,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof ProblemException) {
       return { problem: exception.problem, headers: exception.headers };
     }
-    const fastifyError = exception as { code?: string; statusCode?: number; message: string };
+    // Nest wraps Fastify's request errors in an HttpException whose cause is the original.
+    const fastifyError = (
+      exception instanceof HttpException && exception.cause ? exception.cause : exception
+    ) as {
+      code?: string;
+      statusCode?: number;
+      message: string;
+    };
     const fromFastify = fastifyError?.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
     if (fromFastify) {
       return { problem: fromFastify(), headers: {} };

@@ -1,0 +1,58 @@
+import { ConfigError, loadConfig } from './app-config';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc' };
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config.ports).toEqual({ api: 8080, auth: 8081, delivery: 8082 });
+    expect(config.nats.servers).toEqual(['nats://127.0.0.1:4222']);
+    expect(config.http.bodyLimitBytes).toBe(65536);
+    expect(config.webhooks.allowedPrivateCidrs).toEqual([]);
+    expect(config.secrets.usingDevelopmentKey).toBe(true);
+  });
+
+  it('refuses to start in production without an encryption key, saying why', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(
+      /SECRET_ENCRYPTION_KEY: is required when NODE_ENV=production/,
+    );
+    expect(
+      loadConfig({ ...base, NODE_ENV: 'production', SECRET_ENCRYPTION_KEY: KEY }).secrets,
+    ).toEqual({
+      encryptionKeys: [KEY],
+      usingDevelopmentKey: false,
+    });
+  });
+
+  it('lists every bad value at once, by variable name', () => {
+    try {
+      loadConfig({
+        DATABASE_URL: 'mysql://x',
+        API_PORT: 'eighty',
+        SECRET_ENCRYPTION_KEY: 'c2hvcnQ=',
+        WEBHOOK_ALLOWED_PRIVATE_CIDRS: '10.0.0.0/8,banana',
+      });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/DATABASE_URL/);
+      expect(problems).toMatch(/API_PORT/);
+      expect(problems).toMatch(/SECRET_ENCRYPTION_KEY: must be 32 bytes/);
+      expect(problems).toMatch(/"banana" is not a CIDR/);
+    }
+  });
+
+  it('requires DATABASE_URL', () => {
+    expect(() => loadConfig({})).toThrow(/DATABASE_URL: is required/);
+  });
+
+  it('keeps previous keys after the active one, for rotation', () => {
+    const previous = Buffer.alloc(32, 9).toString('base64');
+    expect(
+      loadConfig({ ...base, SECRET_ENCRYPTION_KEY: KEY, SECRET_ENCRYPTION_PREVIOUS_KEYS: previous })
+        .secrets.encryptionKeys,
+    ).toEqual([KEY, previous]);
+  });
+});

@@ -1,0 +1,110 @@
+import Ajv from 'ajv';
+import { EVENT_SUBSCRIPTIONS } from '@svc/contracts';
+import { http, RunningApi, startApi } from '../support';
+
+describe('the OpenAPI document at /v1/openapi.json', () => {
+  let api: RunningApi;
+  let key: string;
+  let document: any;
+  let ajv: Ajv;
+
+  beforeAll(async () => {
+    api = await startApi();
+    ({ key } = await api.newTenantWithKey(['webhooks:manage', 'tenants:read']));
+    const response = await http(api.baseUrl, 'GET', '/v1/openapi.json');
+    expect(response.status).toBe(200);
+    document = response.body;
+    ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addFormat('uri', (value: string) => URL.canParse(value));
+    ajv.addFormat(
+      'date-time',
+      (value: string) => !Number.isNaN(Date.parse(value)) && value.includes('T'),
+    );
+    ajv.addSchema(document, 'openapi.json');
+  });
+  afterAll(() => api.close());
+
+  const schema = (name: string) => ajv.getSchema(`openapi.json#/components/schemas/${name}`)!;
+  const registration = () => document.paths['/v1/webhooks'].post;
+
+  it('is OpenAPI 3 and needs no credentials', () => {
+    expect(document.openapi).toMatch(/^3\./);
+    expect(document.components.securitySchemes.api_key).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+  });
+
+  it('describes the registration request as the API enforces it', () => {
+    const requestSchema = document.components.schemas.RegisterWebhookRequest;
+    expect(registration().requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/RegisterWebhookRequest',
+    );
+    expect([...requestSchema.required].sort()).toEqual(['events', 'secret', 'url']);
+    expect(requestSchema.properties.secret).toMatchObject({ minLength: 16, maxLength: 256 });
+    expect(requestSchema.properties.url).toMatchObject({ format: 'uri', maxLength: 2048 });
+    expect(requestSchema.properties.events.items.enum).toEqual([...EVENT_SUBSCRIPTIONS]);
+    expect(registration().security).toEqual([{ api_key: [] }]);
+  });
+
+  it('documents 201 with Location and the endpoint without its secret', () => {
+    const created = registration().responses['201'];
+    expect(created.headers.Location).toBeDefined();
+    expect(created.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/WebhookEndpointResponse',
+    );
+    const properties = Object.keys(
+      document.components.schemas.WebhookEndpointResponse.properties,
+    ).sort();
+    expect(properties).toEqual(['created_at', 'events', 'id', 'status', 'url']);
+    for (const status of ['400', '401', '403', '413', '415']) {
+      expect(registration().responses[status].content['application/problem+json']).toBeDefined();
+    }
+  });
+
+  it('matches what the registration route really answers', async () => {
+    const requestBody = {
+      url: 'https://hooks.example.com/in',
+      events: ['alert.*'],
+      secret: 'documented-secret-1',
+    };
+    expect(schema('RegisterWebhookRequest')(requestBody)).toBe(true);
+    const response = await http(api.baseUrl, 'POST', '/v1/webhooks', { key, json: requestBody });
+    expect(response.status).toBe(201);
+    const validate = schema('WebhookEndpointResponse');
+    expect(validate(response.body)).toBe(true);
+    expect(Object.keys(response.body).sort()).toEqual(
+      Object.keys(document.components.schemas.WebhookEndpointResponse.properties).sort(),
+    );
+    const failure = await http(api.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { ...requestBody, secret: 'short' },
+    });
+    expect(schema('RegisterWebhookRequest')({ ...requestBody, secret: 'short' })).toBe(false);
+    expect(failure.status).toBe(400);
+    expect(schema('ProblemDocument')(failure.body)).toBe(true);
+  });
+
+  it('validates list and read answers against their documented schemas', async () => {
+    const list = await http(api.baseUrl, 'GET', '/v1/webhooks', { key });
+    expect(schema('WebhookEndpointPage')(list.body)).toBe(true);
+    const one = await http(api.baseUrl, 'GET', `/v1/webhooks/${list.body.data[0].id}`, { key });
+    expect(schema('WebhookEndpointResponse')(one.body)).toBe(true);
+    const tenants = await http(api.baseUrl, 'GET', '/v1/tenants', { key });
+    expect(schema('TenantPage')(tenants.body)).toBe(true);
+  });
+
+  it('lists only routes that exist, each behind authentication', async () => {
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods as object).map((method) => [
+        method.toUpperCase(),
+        path.replace('{id}', 'wh_01m7zsng2qwqh89sat5d7t1vpt'),
+      ]),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(6);
+    for (const [method, path] of operations) {
+      const response = await http(api.baseUrl, method, path);
+      expect([method, path, response.status]).toEqual([method, path, 401]);
+    }
+  });
+});
