@@ -17,12 +17,13 @@ async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A migrated database of the suite's own, copied from the run's template. */
-export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A database of the suite's own: a copy of the run's migrated template, or empty if asked. */
+export async function createTestDatabase(
+  options: { empty?: boolean } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
-  await admin((client) =>
-    client.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`),
-  );
+  const template = options.empty ? 'template0' : TEMPLATE_DATABASE;
+  await admin((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
   return {
     url: databaseUrl(name),
     drop: () =>
