@@ -1,31 +1,43 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../libs/database/src/migrate';
 import {
   databaseUrl,
-  TEMPLATE_DATABASE,
+  newRunId,
+  runStartedAt,
+  setCurrentRunId,
+  STALE_RUN_SECONDS,
+  templateDatabase,
   TEST_DATABASE_PREFIX,
   TEST_POSTGRES_URL,
 } from './test-environment';
 
 /**
- * Migrates one template database per run (only relative imports here: Jest maps no aliases for
- * global setup); each suite then copies it (CREATE DATABASE ...
- * TEMPLATE), which is far faster than migrating per suite and keeps suites isolated.
+ * Migrates one template database per run; each suite then copies it (CREATE DATABASE ...
+ * TEMPLATE), which is far faster than migrating per suite and keeps suites isolated. Database
+ * names carry the run id, so concurrent runs never touch each other's. Only relative imports
+ * here: Jest maps no path aliases for global setup.
  */
 export default async function globalSetup(): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  const run = newRunId(now, randomBytes(4).toString('hex'));
+  setCurrentRunId(run);
   const admin = new Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
   try {
-    const leftovers = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-      [`${TEST_DATABASE_PREFIX}%`, TEMPLATE_DATABASE],
+    const existing = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
+      [`${TEST_DATABASE_PREFIX}%`],
     );
-    for (const { datname } of leftovers.rows) {
-      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    for (const { datname } of existing.rows) {
+      const started = runStartedAt(datname.slice(TEST_DATABASE_PREFIX.length).split('_')[0]);
+      if (started === null || now - started > STALE_RUN_SECONDS) {
+        await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      }
     }
-    await admin.query(`CREATE DATABASE "${TEMPLATE_DATABASE}"`);
+    await admin.query(`CREATE DATABASE "${templateDatabase(run)}"`);
   } finally {
     await admin.end();
   }
-  await migrateDatabase(databaseUrl(TEMPLATE_DATABASE));
+  await migrateDatabase(databaseUrl(templateDatabase(run)));
 }

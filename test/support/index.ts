@@ -1,4 +1,5 @@
 export * from './api-harness';
+export * from './app-harness';
 export * from './http-client';
 export * from './test-database';
 export * from './test-environment';

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import {
+  currentRunId,
   databaseUrl,
-  TEMPLATE_DATABASE,
+  templateDatabase,
   TEST_DATABASE_PREFIX,
   TEST_POSTGRES_URL,
 } from './test-environment';
@@ -21,8 +22,9 @@ async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
 export async function createTestDatabase(
   options: { empty?: boolean } = {},
 ): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
-  const template = options.empty ? 'template0' : TEMPLATE_DATABASE;
+  const run = currentRunId();
+  const name = `${TEST_DATABASE_PREFIX}${run}_${randomBytes(6).toString('hex')}`;
+  const template = options.empty ? 'template0' : templateDatabase(run);
   await admin((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
   return {
     url: databaseUrl(name),

@@ -1,0 +1,80 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig, loadConfig } from '@svc/config';
+import { createLogger } from '@svc/observability';
+import type { Logger } from 'pino';
+import { createAuthApplication } from '../../apps/auth/src/auth-application';
+import { createDeliveryApplication } from '../../apps/delivery/src/delivery-application';
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase } from './test-database';
+import { TEST_NATS_URL } from './test-environment';
+
+/** Test configuration: a fresh encryption key, quiet logs, loopback receivers allowed. */
+export function testConfig(databaseUrl: string, overrides: NodeJS.ProcessEnv = {}): AppConfig {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: '4',
+    NATS_URL: TEST_NATS_URL,
+    SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
+    ...overrides,
+  });
+}
+
+/** How each app is assembled: `create*Application` from apps/<name>/src/<name>-application.ts. */
+export type AppFactory = (config: AppConfig, logger: Logger) => Promise<NestFastifyApplication>;
+
+export interface RunningApp {
+  name: string;
+  baseUrl: string;
+  config: AppConfig;
+  app: NestFastifyApplication;
+  close(): Promise<void>;
+}
+
+/**
+ * Any of the apps, real and complete, on an ephemeral loopback port over a database of its own
+ * (copied from the run's migrated template) and the test NATS server.
+ */
+export async function startApp(
+  name: string,
+  create: AppFactory,
+  overrides: NodeJS.ProcessEnv = {},
+): Promise<RunningApp> {
+  const database = await createTestDatabase();
+  try {
+    const config = testConfig(database.url, overrides);
+    const app = await create(config, createLogger(name, config.logLevel));
+    try {
+      await app.listen(0, '127.0.0.1');
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+    const address = app.getHttpServer().address() as { port: number };
+    return {
+      name,
+      baseUrl: `http://127.0.0.1:${address.port}`,
+      config,
+      app,
+      async close() {
+        await app.close();
+        await database.drop();
+      },
+    };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}
+
+/** The real authorization server (apps/auth). */
+export function startAuth(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
+  return startApp('auth', createAuthApplication, overrides);
+}
+
+/** The real delivery engine (apps/delivery): health, readiness and metrics over HTTP. */
+export function startDelivery(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
+  return startApp('delivery', createDeliveryApplication, overrides);
+}
