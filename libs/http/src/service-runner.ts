@@ -9,6 +9,11 @@ export interface ServiceDefinition {
   create: (config: AppConfig, logger: Logger) => Promise<INestApplication>;
 }
 
+export interface ListenServiceOptions {
+  /** Signals that close the app; leave empty when the caller owns the process's signals. */
+  shutdownSignals?: NodeJS.Signals[];
+}
+
 /**
  * Starts one app as its own process: validates the configuration (a bad value stops start-up
  * with one line per problem), listens, and shuts down cleanly on SIGTERM and SIGINT.
@@ -27,6 +32,18 @@ export async function runService(
     }
     throw error;
   }
+  return listenService(service, config, { shutdownSignals: ['SIGTERM', 'SIGINT'] });
+}
+
+/**
+ * Creates one app from an already validated configuration and listens on its port. Separate
+ * from runService so a launcher can run several apps in one process and own the shutdown order.
+ */
+export async function listenService(
+  service: ServiceDefinition,
+  config: AppConfig,
+  options: ListenServiceOptions = {},
+): Promise<INestApplication> {
   const logger = createLogger(service.name, config.logLevel);
   if (config.secrets.usingDevelopmentKey) {
     logger.warn(
@@ -34,7 +51,9 @@ export async function runService(
     );
   }
   const app = await service.create(config, logger);
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  if (options.shutdownSignals && options.shutdownSignals.length > 0) {
+    app.enableShutdownHooks(options.shutdownSignals);
+  }
   const port = service.port(config);
   await app.listen(port, config.host);
   logger.info({ port, host: config.host }, `${service.name} listening`);
