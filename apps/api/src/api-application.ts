@@ -1,7 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from '@svc/config';
 import { createHttpApplication } from '@svc/http';
-import { createMetricsRegistry } from '@svc/observability';
 import type { Logger } from 'pino';
 import { ApiModule } from './api.module';
 import { buildOpenApiDocument } from './openapi/openapi-document';
@@ -12,12 +11,12 @@ export async function createApiApplication(
   config: AppConfig,
   logger: Logger,
 ): Promise<NestFastifyApplication> {
-  const registry = createMetricsRegistry('api');
-  const app = await createHttpApplication(ApiModule.forRoot(config, registry), {
+  const app = await createHttpApplication(
+    'api',
+    (registry) => ApiModule.forRoot(config, registry),
+    config,
     logger,
-    registry,
-    bodyLimitBytes: config.http.bodyLimitBytes,
-  });
+  );
   app.get(OpenApiDocument).value = buildOpenApiDocument(app);
   return app;
 }

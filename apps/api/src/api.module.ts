@@ -1,10 +1,8 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AppConfig, ConfigModule } from '@svc/config';
-import { DatabaseModule, DatabaseReadinessCheck } from '@svc/database';
-import { OperationsModule } from '@svc/http';
+import { AppConfig } from '@svc/config';
 import { BearerAuthGuard, IdentityModule } from '@svc/identity';
-import { MessagingModule, NatsConnectionManager } from '@svc/messaging';
+import { PlatformModule } from '@svc/platform';
 import { TenantsService } from '@svc/tenants';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -14,20 +12,10 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class ApiModule {
-  static forRoot(config: AppConfig, registry: Registry) {
+  static forRoot(config: AppConfig, registry: Registry): DynamicModule {
     return {
       module: ApiModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config.database),
-        MessagingModule.forRoot({ servers: config.nats.servers, name: 'svc-api' }),
-        OperationsModule.forApp({
-          registry,
-          readiness: [DatabaseReadinessCheck, NatsConnectionManager],
-        }),
-        IdentityModule,
-        WebhooksModule,
-      ],
+      imports: [PlatformModule.forApp('api', config, registry), IdentityModule, WebhooksModule],
       controllers: [TenantsController, OpenApiController],
       providers: [
         { provide: APP_GUARD, useExisting: BearerAuthGuard },

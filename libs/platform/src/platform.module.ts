@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig, ConfigModule } from '@svc/config';
+import { DatabaseModule, DatabaseReadinessCheck } from '@svc/database';
+import { OperationsModule } from '@svc/http';
+import { MessagingModule, NatsConnectionManager } from '@svc/messaging';
+import { Registry } from 'prom-client';
+
+/**
+ * What every app of the service stands on: its configuration, PostgreSQL, NATS, and the
+ * operator endpoints (/healthz, /readyz ready when PostgreSQL and NATS answer, /metrics).
+ */
+@Module({})
+export class PlatformModule {
+  static forApp(app: string, config: AppConfig, registry: Registry): DynamicModule {
+    return {
+      module: PlatformModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config.database),
+        MessagingModule.forRoot({ servers: config.nats.servers, name: `svc-${app}` }),
+        OperationsModule.forApp({
+          registry,
+          readiness: [DatabaseReadinessCheck, NatsConnectionManager],
+        }),
+      ],
+    };
+  }
+}
