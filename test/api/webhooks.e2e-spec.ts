@@ -250,6 +250,26 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
       ]);
     });
 
+    it('serialises concurrent updates: each lands, as consecutive versions', async () => {
+      const { body: created } = await register(validBody());
+      const urls = Array.from({ length: 6 }, (_, i) => `https://concurrent.example.com/${i}`);
+      const answers = await Promise.all(
+        urls.map((url) =>
+          http(api.baseUrl, 'PATCH', `/v1/webhooks/${created.id}`, { key, json: { url } }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(urls.map(() => 200));
+      const versions = await api.dataSource.query(
+        'SELECT version FROM events WHERE stream_id = $1 ORDER BY version',
+        [created.id],
+      );
+      expect(versions.map((row: { version: number }) => row.version)).toEqual([
+        1, 2, 3, 4, 5, 6, 7,
+      ]);
+      const final = await http(api.baseUrl, 'GET', `/v1/webhooks/${created.id}`, { key });
+      expect(urls).toContain(final.body.url);
+    });
+
     it('applies the registration rules to updates', async () => {
       const { body: created } = await register(validBody());
       for (const [json, field] of [

@@ -5,7 +5,7 @@ import { TenantsService } from '@svc/tenants';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createApiApplication } from '../../apps/api/src/api-application';
-import { RunningApp, startApp } from './app-harness';
+import { RunningApp, startApp, StartOptions } from './app-harness';
 
 export interface RunningApi extends RunningApp {
   app: NestFastifyApplication;
@@ -18,8 +18,11 @@ export interface RunningApi extends RunningApp {
 }
 
 /** The real registration API on an ephemeral loopback port, over its own database. */
-export async function startApi(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
-  const running = await startApp('api', createApiApplication, overrides);
+export async function startApi(
+  overrides: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
+): Promise<RunningApi> {
+  const running = await startApp('api', createApiApplication, overrides, options);
   const dataSource = running.app.get(DataSource);
   const tenants = new TenantsService(dataSource);
   const apiKeys = new ApiKeysService(dataSource);

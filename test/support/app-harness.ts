@@ -37,15 +37,23 @@ export interface RunningApp {
  * Any of the apps, real and complete, on an ephemeral loopback port over a database of its own
  * (copied from the run's migrated template) and the test NATS server.
  */
+export interface StartOptions {
+  /** Receives every log line the app writes (JSON), instead of stdout. */
+  logLines?: string[];
+}
+
 export async function startApp(
   name: string,
   create: AppFactory,
   overrides: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
 ): Promise<RunningApp> {
   const database = await createTestDatabase();
   try {
     const config = testConfig(database.url, overrides);
-    const app = await create(config, createLogger(name, config.logLevel));
+    const sink = options.logLines;
+    const destination = sink ? { write: (line: string) => void sink.push(line) } : undefined;
+    const app = await create(config, createLogger(name, config.logLevel, destination));
     try {
       await app.listen(0, '127.0.0.1');
     } catch (error) {
