@@ -125,6 +125,26 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
       );
     });
 
+    it('reports the first broken rule of a field, not every rule it then also breaks', async () => {
+      const response = await register(validBody({ url: undefined }));
+      expect(response.body.errors).toEqual([{ field: 'url', detail: 'is required' }]);
+    });
+
+    it.each([['null'], ['"a string"'], ['[1, 2]'], ['42']])(
+      'refuses the JSON body %s as not an object',
+      async (body) => {
+        const response = await http(api.baseUrl, 'POST', '/v1/webhooks', {
+          key,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(response.status).toBe(400);
+        expect(response.body.errors).toEqual([
+          { field: '(body)', detail: 'must be a JSON object' },
+        ]);
+      },
+    );
+
     it('reports every invalid field at once and stores nothing', async () => {
       const { tenantId: otherTenant, key: otherKey } = await api.newTenantWithKey([
         'webhooks:manage',
@@ -203,10 +223,12 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
       ['limit=abc', 'limit'],
+      ['limit=5&limit=6', 'limit'],
       ['cursor=not-a-cursor', 'cursor'],
-    ])('refuses the list query %s naming the field', async (query, field) => {
+    ])('refuses the list query %s naming the field once', async (query, field) => {
       const response = await http(api.baseUrl, 'GET', `/v1/webhooks?${query}`, { key });
       expect(response.status).toBe(400);
+      expect(response.body.errors).toHaveLength(1);
       expect(response.body.errors[0].field).toBe(field);
     });
 

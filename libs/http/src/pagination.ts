@@ -5,19 +5,20 @@ import { problems } from './problems/problem-details';
 
 export const PAGE_SIZE_DEFAULT = 20;
 export const PAGE_SIZE_MAX = 100;
+const LIMIT_RULE = `must be a single whole number from 1 to ${PAGE_SIZE_MAX}`;
 
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })
   @IsOptional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(PAGE_SIZE_MAX)
+  @IsInt({ message: LIMIT_RULE })
+  @Min(1, { message: LIMIT_RULE })
+  @Max(PAGE_SIZE_MAX, { message: LIMIT_RULE })
   limit: number = PAGE_SIZE_DEFAULT;
 
   @ApiPropertyOptional({ description: 'The next_cursor of the previous page.' })
   @IsOptional()
-  @IsString()
+  @IsString({ message: 'must be a single cursor' })
   cursor?: string;
 }
 

@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { FieldError, problems } from './problems/problem-details';
 
 /** Flattens class-validator's tree into one entry per offending field, such as `events.1`. */
@@ -10,11 +10,29 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
   });
 }
 
-/** Unknown fields are refused, not ignored, so that a typo never silently drops a setting. */
+function isJsonObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Request validation: the first broken rule of each field (not every rule it then also breaks),
+ * unknown fields refused rather than ignored so that a typo never silently drops a setting, and
+ * a body that is not a JSON object named as such.
+ */
+class RequestValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && !isJsonObject(value)) {
+      throw problems.invalidRequest([{ field: '(body)', detail: 'must be a JSON object' }]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RequestValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
+    stopAtFirstError: true,
     transform: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => problems.invalidRequest(toFieldErrors(errors)),

@@ -21,11 +21,12 @@ export class UpdateWebhookRequest {
     uniqueItems: true,
   })
   @IsOptional()
-  @IsArray({ message: 'must be an array of event type names' })
   @ArrayMaxSize(EVENT_SUBSCRIPTIONS.length, {
     message: 'has more entries than there are event types',
   })
   @IsString({ each: true, message: 'must contain only strings' })
+  // Nearest the property: class-validator checks bottom-up and stops at the first failure.
+  @IsArray({ message: 'must be an array of event type names' })
   events?: EventSubscription[];
 
   @ApiPropertyOptional({
