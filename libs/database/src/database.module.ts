@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Injectable, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { withTimeout, ReadinessCheck } from '@svc/http';
 import { DataSource } from 'typeorm';
 import { DatabaseSettings, dataSourceOptions } from './data-source';
@@ -18,18 +18,26 @@ export class DatabaseReadinessCheck implements ReadinessCheck {
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(settings: DatabaseSettings): DynamicModule {
+  /**
+   * @param name names the app's data source, so that several apps in one process (`npm start`,
+   * the tests) keep theirs apart; the DataSource class stays injectable as an alias of it.
+   */
+  static forRoot(settings: DatabaseSettings, name: string): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions(settings),
+          name,
           retryAttempts: 5,
           retryDelay: 2000,
         }),
       ],
-      providers: [DatabaseReadinessCheck],
-      exports: [DatabaseReadinessCheck],
+      providers: [
+        { provide: DataSource, useExisting: getDataSourceToken(name) },
+        DatabaseReadinessCheck,
+      ],
+      exports: [DataSource, DatabaseReadinessCheck],
     };
   }
 }

@@ -16,7 +16,7 @@ export class PlatformModule {
       module: PlatformModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config.database),
+        DatabaseModule.forRoot(config.database, `svc-${app}`),
         MessagingModule.forRoot({ servers: config.nats.servers, name: `svc-${app}` }),
         OperationsModule.forApp({
           registry,
