@@ -56,3 +56,27 @@ describe('loadConfig', () => {
     ).toEqual([KEY, previous]);
   });
 });
+
+describe('delivery and JetStream settings', () => {
+  it('defaults to the spec: 10 s timeout, 5 attempts, delays 5 s, 30 s, 5 min, 30 min, 2 h', () => {
+    const { delivery, jetstream } = loadConfig(base);
+    expect(delivery.timeoutMs).toBe(10_000);
+    expect(delivery.maxAttempts).toBe(5);
+    expect(delivery.retryScheduleMs).toEqual([5_000, 30_000, 300_000, 1_800_000, 7_200_000]);
+    expect(jetstream).toMatchObject({
+      eventsStream: 'SVC_EVENTS',
+      consumer: 'svc-delivery',
+      maxAgeMs: 7 * 86_400_000,
+    });
+  });
+
+  it('reads a shortened schedule for tests and refuses what is not a duration', () => {
+    expect(
+      loadConfig({ ...base, DELIVERY_RETRY_SCHEDULE: '100ms, 200ms,1s' }).delivery.retryScheduleMs,
+    ).toEqual([100, 200, 1000]);
+    expect(() => loadConfig({ ...base, DELIVERY_RETRY_SCHEDULE: '5s,soon' })).toThrow(
+      /"soon" is not a duration/,
+    );
+    expect(() => loadConfig({ ...base, DELIVERY_TIMEOUT: '10' })).toThrow(/DELIVERY_TIMEOUT/);
+  });
+});

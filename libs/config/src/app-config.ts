@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import ms from 'ms';
 import * as ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
@@ -29,6 +30,30 @@ const cidrList = commaList.superRefine((items, ctx) => {
   }
 });
 
+/** A duration such as `500ms`, `5s`, `30m` or `2h`, in milliseconds. */
+const duration = z.string().transform((raw, ctx) => {
+  const value = /^\d+(\.\d+)?\s*(ms|s|m|h|d)$/.test(raw.trim())
+    ? ms(raw.trim() as ms.StringValue)
+    : NaN;
+  if (!Number.isFinite(value) || value <= 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${raw}" is not a duration such as 500ms, 5s, 30m or 2h`,
+    });
+    return z.NEVER;
+  }
+  return value;
+});
+
+const durationList = z
+  .string()
+  .prefault('5s,30s,5m,30m,2h')
+  .transform((raw) => raw.split(',').map((item) => item.trim()))
+  .pipe(z.array(duration).min(1, 'must list at least one duration'));
+
+const positiveInt = (fallback: number, max: number) =>
+  z.coerce.number().int().min(1).max(max).default(fallback);
+
 const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -45,6 +70,30 @@ const environmentSchema = z.object({
   SECRET_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(base64Key)),
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: cidrList,
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
+  EVENTS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('SVC_EVENTS'),
+  EVENTS_STREAM_REPLICAS: positiveInt(1, 5),
+  EVENTS_STREAM_MAX_AGE: duration.prefault('7d'),
+  DEAD_LETTER_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('SVC_DEAD_LETTER'),
+  DELIVERY_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('svc-delivery'),
+  DELIVERY_CONSUMER_ACK_WAIT: duration.prefault('60s'),
+  DELIVERY_CONSUMER_MAX_ACK_PENDING: positiveInt(2000, 100_000),
+  DELIVERY_TIMEOUT: duration.prefault('10s'),
+  DELIVERY_RETRY_SCHEDULE: durationList,
+  DELIVERY_MAX_ATTEMPTS: positiveInt(5, 20),
+  DELIVERY_MAX_CONCURRENCY: positiveInt(256, 10_000),
+  DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: positiveInt(8, 1000),
+  DELIVERY_SCHEDULER_INTERVAL: duration.prefault('500ms'),
+  DELIVERY_EXTRA_CA_FILE: z.string().min(1).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
 
 export interface AppConfig {
@@ -61,6 +110,27 @@ export interface AppConfig {
   };
   webhooks: { allowedPrivateCidrs: string[] };
   http: { bodyLimitBytes: number };
+  jetstream: {
+    eventsStream: string;
+    replicas: number;
+    maxAgeMs: number;
+    deadLetterStream: string;
+    consumer: string;
+    ackWaitMs: number;
+    maxAckPending: number;
+  };
+  delivery: {
+    timeoutMs: number;
+    /** Delay before attempt n+1 after attempt n failed: entry n-1. */
+    retryScheduleMs: number[];
+    maxAttempts: number;
+    maxConcurrency: number;
+    maxConcurrencyPerEndpoint: number;
+    schedulerIntervalMs: number;
+    /** PEM file of CAs trusted besides the system ones (tests use their own CA). */
+    extraCaFile?: string;
+  };
+  tracing: { otlpEndpoint?: string };
 }
 
 export class ConfigError extends Error {
@@ -105,5 +175,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     webhooks: { allowedPrivateCidrs: values.WEBHOOK_ALLOWED_PRIVATE_CIDRS },
     http: { bodyLimitBytes: values.API_BODY_LIMIT_BYTES },
+    jetstream: {
+      eventsStream: values.EVENTS_STREAM,
+      replicas: values.EVENTS_STREAM_REPLICAS,
+      maxAgeMs: values.EVENTS_STREAM_MAX_AGE,
+      deadLetterStream: values.DEAD_LETTER_STREAM,
+      consumer: values.DELIVERY_CONSUMER,
+      ackWaitMs: values.DELIVERY_CONSUMER_ACK_WAIT,
+      maxAckPending: values.DELIVERY_CONSUMER_MAX_ACK_PENDING,
+    },
+    delivery: {
+      timeoutMs: values.DELIVERY_TIMEOUT,
+      retryScheduleMs: values.DELIVERY_RETRY_SCHEDULE,
+      maxAttempts: values.DELIVERY_MAX_ATTEMPTS,
+      maxConcurrency: values.DELIVERY_MAX_CONCURRENCY,
+      maxConcurrencyPerEndpoint: values.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT,
+      schedulerIntervalMs: values.DELIVERY_SCHEDULER_INTERVAL,
+      extraCaFile: values.DELIVERY_EXTRA_CA_FILE,
+    },
+    tracing: { otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }
