@@ -1,3 +1,6 @@
+export * from './delivery-headers';
+export * from './event-envelope';
 export * from './event-types';
 export * from './ids';
 export * from './scopes';
+export * from './subjects';
