@@ -111,6 +111,8 @@ export interface AppConfig {
   webhooks: { allowedPrivateCidrs: string[] };
   http: { bodyLimitBytes: number };
   jetstream: {
+    /** Root of every subject: `<root>.events.<tenant_id>.<type>`. */
+    subjectRoot: string;
     eventsStream: string;
     replicas: number;
     maxAgeMs: number;
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: { allowedPrivateCidrs: values.WEBHOOK_ALLOWED_PRIVATE_CIDRS },
     http: { bodyLimitBytes: values.API_BODY_LIMIT_BYTES },
     jetstream: {
+      subjectRoot: values.NATS_SUBJECT_ROOT,
       eventsStream: values.EVENTS_STREAM,
       replicas: values.EVENTS_STREAM_REPLICAS,
       maxAgeMs: values.EVENTS_STREAM_MAX_AGE,

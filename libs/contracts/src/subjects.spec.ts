@@ -1,10 +1,17 @@
-import { eventSubject, parseEventSubject } from './subjects';
+import { SubjectScheme } from './subjects';
 
-describe('event subjects', () => {
+describe('SubjectScheme', () => {
+  const subjects = new SubjectScheme();
+
+  it('uses the svc root of the design by default', () => {
+    expect(subjects.event('ten_abc', 'alert.created')).toBe('svc.events.ten_abc.alert.created');
+    expect(subjects.eventsFilter).toBe('svc.events.>');
+    expect(subjects.deadLetter('invalid-json')).toBe('svc.deadletter.invalid-json');
+  });
+
   it('round-trips tenant and dotted type', () => {
-    const subject = eventSubject('ten_abc', 'alert.severity_changed');
-    expect(subject).toBe('svc.events.ten_abc.alert.severity_changed');
-    expect(parseEventSubject(subject)).toEqual({
+    const subject = subjects.event('ten_abc', 'alert.severity_changed');
+    expect(subjects.parseEvent(subject)).toEqual({
       tenantId: 'ten_abc',
       type: 'alert.severity_changed',
     });
@@ -15,7 +22,15 @@ describe('event subjects', () => {
     'svc.events.ten_abc',
     'svc.other.ten_abc.alert.created',
     'svc.events.ten_abc..x',
+    'other.events.ten_abc.alert.created',
   ])('refuses %s', (subject) => {
-    expect(parseEventSubject(subject)).toBeNull();
+    expect(subjects.parseEvent(subject)).toBeNull();
+  });
+
+  it('keeps deployments with other roots apart', () => {
+    const staging = new SubjectScheme('staging.svc');
+    expect(staging.event('ten_a', 'alert.created')).toBe('staging.svc.events.ten_a.alert.created');
+    expect(subjects.parseEvent(staging.event('ten_a', 'alert.created'))).toBeNull();
+    expect(() => new SubjectScheme('bad root>')).toThrow();
   });
 });

@@ -1,33 +1,49 @@
-/**
- * NATS subjects. Events: `svc.events.<tenant_id>.<type>` (the type keeps its dot, so
- * `svc.events.ten_x.alert.created`); the engine's consumer filters `svc.events.>`.
- */
-export const EVENTS_SUBJECT_PREFIX = 'svc.events';
-export const EVENTS_SUBJECT_FILTER = `${EVENTS_SUBJECT_PREFIX}.>`;
+export const DEFAULT_SUBJECT_ROOT = 'svc';
 
-/** Messages the engine could not accept, with the reason in the `Svc-Rejection-Reason` header. */
-export const DEAD_LETTER_SUBJECT_PREFIX = 'svc.deadletter';
-export const DEAD_LETTER_SUBJECT_FILTER = `${DEAD_LETTER_SUBJECT_PREFIX}.>`;
-export const deadLetterSubject = (reason: string) => `${DEAD_LETTER_SUBJECT_PREFIX}.${reason}`;
+/** Header of a dead-lettered message naming why the engine refused it. */
 export const REJECTION_REASON_HEADER = 'Svc-Rejection-Reason';
 export const REJECTION_DETAIL_HEADER = 'Svc-Rejection-Detail';
 export const ORIGINAL_SUBJECT_HEADER = 'Svc-Original-Subject';
 
-/** Core NATS notice the API publishes after changing an endpoint; body `{ tenant_id, endpoint_id }`. */
-export const ENDPOINT_CHANGED_SUBJECT = 'svc.control.webhook-endpoints.changed';
+/**
+ * The NATS subjects of one deployment, under a root that is `svc` unless configured otherwise
+ * (so that environments, or concurrent test runs, can share a NATS cluster):
+ * - events: `svc.events.<tenant_id>.<type>`; the type keeps its dot (`svc.events.ten_x.alert.created`);
+ * - dead letters: `svc.deadletter.<reason>`;
+ * - endpoint-changed notices (core NATS): `svc.control.webhook-endpoints.changed`.
+ */
+export class SubjectScheme {
+  readonly eventsFilter: string;
+  readonly deadLetterFilter: string;
+  readonly endpointChanged: string;
+  private readonly eventsPrefix: string;
 
-export function eventSubject(tenantId: string, type: string): string {
-  return `${EVENTS_SUBJECT_PREFIX}.${tenantId}.${type}`;
-}
-
-/** The tenant and type a subject names, or null when it is not an event subject. */
-export function parseEventSubject(subject: string): { tenantId: string; type: string } | null {
-  const prefix = `${EVENTS_SUBJECT_PREFIX}.`;
-  if (!subject.startsWith(prefix)) {
-    return null;
+  constructor(readonly root: string = DEFAULT_SUBJECT_ROOT) {
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(root)) {
+      throw new Error(`"${root}" is not a NATS subject root`);
+    }
+    this.eventsPrefix = `${root}.events.`;
+    this.eventsFilter = `${root}.events.>`;
+    this.deadLetterFilter = `${root}.deadletter.>`;
+    this.endpointChanged = `${root}.control.webhook-endpoints.changed`;
   }
-  const [tenantId, ...type] = subject.slice(prefix.length).split('.');
-  return tenantId && type.length > 0 && type.every((part) => part.length > 0)
-    ? { tenantId, type: type.join('.') }
-    : null;
+
+  event(tenantId: string, type: string): string {
+    return `${this.eventsPrefix}${tenantId}.${type}`;
+  }
+
+  deadLetter(reason: string): string {
+    return `${this.root}.deadletter.${reason}`;
+  }
+
+  /** The tenant and type an event subject names, or null when it is not one. */
+  parseEvent(subject: string): { tenantId: string; type: string } | null {
+    if (!subject.startsWith(this.eventsPrefix)) {
+      return null;
+    }
+    const [tenantId, ...type] = subject.slice(this.eventsPrefix.length).split('.');
+    return tenantId && type.length > 0 && type.every((part) => part.length > 0)
+      ? { tenantId, type: type.join('.') }
+      : null;
+  }
 }
