@@ -70,6 +70,13 @@ const environmentSchema = z.object({
   SECRET_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(base64Key)),
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: cidrList,
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
+  NATS_SUBJECT_ROOT: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/,
+      'must be NATS subject tokens such as svc or staging.svc',
+    )
+    .default('svc'),
   EVENTS_STREAM: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
