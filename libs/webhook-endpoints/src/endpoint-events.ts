@@ -5,6 +5,8 @@ export const ENDPOINT_EVENT_TYPES = {
   registered: 'webhook_endpoint.registered',
   updated: 'webhook_endpoint.updated',
   deleted: 'webhook_endpoint.deleted',
+  degraded: 'webhook_endpoint.degraded',
+  reactivated: 'webhook_endpoint.reactivated',
 } as const;
 
 export type EndpointStatus = 'active' | 'degraded';
@@ -31,10 +33,28 @@ export interface EndpointDeleted {
   deleted_at: string;
 }
 
+/** A delivery to the endpoint was abandoned after its last attempt failed (spec 3). */
+export interface EndpointDegraded {
+  endpoint_id: string;
+  reason: 'delivery_abandoned';
+  delivery_id: string;
+  at: string;
+}
+
+/** Back to active: a delivery succeeded, or an operator recovered the endpoint. */
+export interface EndpointReactivated {
+  endpoint_id: string;
+  reason: 'delivery_succeeded' | 'recovered';
+  delivery_id: string | null;
+  at: string;
+}
+
 export type EndpointEvent =
   | { type: typeof ENDPOINT_EVENT_TYPES.registered; data: EndpointRegistered }
   | { type: typeof ENDPOINT_EVENT_TYPES.updated; data: EndpointUpdated }
-  | { type: typeof ENDPOINT_EVENT_TYPES.deleted; data: EndpointDeleted };
+  | { type: typeof ENDPOINT_EVENT_TYPES.deleted; data: EndpointDeleted }
+  | { type: typeof ENDPOINT_EVENT_TYPES.degraded; data: EndpointDegraded }
+  | { type: typeof ENDPOINT_EVENT_TYPES.reactivated; data: EndpointReactivated };
 
 export function isEndpointEventType(type: string): type is EndpointEvent['type'] {
   return (Object.values(ENDPOINT_EVENT_TYPES) as string[]).includes(type);

@@ -65,6 +65,40 @@ describe('applyEndpointEvent', () => {
     });
   });
 
+  it('degrades on an abandoned delivery and reactivates', () => {
+    const degraded = fold([
+      registered,
+      {
+        type: ENDPOINT_EVENT_TYPES.degraded,
+        data: {
+          endpoint_id: 'wh_1',
+          reason: 'delivery_abandoned',
+          delivery_id: 'del_1',
+          at: '2026-01-02T00:00:00.000Z',
+        },
+      },
+    ]);
+    expect(degraded).toMatchObject({ status: 'degraded', version: 2, url: 'https://a.example/in' });
+    const active = applyEndpointEvent(
+      degraded,
+      {
+        type: ENDPOINT_EVENT_TYPES.reactivated,
+        data: {
+          endpoint_id: 'wh_1',
+          reason: 'recovered',
+          delivery_id: null,
+          at: '2026-01-03T00:00:00.000Z',
+        },
+      },
+      3,
+    );
+    expect(active).toMatchObject({
+      status: 'active',
+      version: 3,
+      updatedAt: new Date('2026-01-03T00:00:00.000Z'),
+    });
+  });
+
   it('ends at null once deleted, and stays there', () => {
     const deleted: EndpointEvent = {
       type: ENDPOINT_EVENT_TYPES.deleted,

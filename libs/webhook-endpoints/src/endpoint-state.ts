@@ -55,5 +55,13 @@ export function applyEndpointEvent(
     }
     case ENDPOINT_EVENT_TYPES.deleted:
       return null;
+    case ENDPOINT_EVENT_TYPES.degraded:
+      return state
+        ? { ...state, status: 'degraded', updatedAt: new Date(event.data.at), version }
+        : null;
+    case ENDPOINT_EVENT_TYPES.reactivated:
+      return state
+        ? { ...state, status: 'active', updatedAt: new Date(event.data.at), version }
+        : null;
   }
 }

@@ -1,0 +1,133 @@
+import { DELIVERY_EVENT_TYPES, DeliveryAttempted, DeliveryEvent } from './delivery-events';
+import { applyDeliveryEvent, DeliveryState } from './delivery-state';
+
+const identity = {
+  delivery_id: 'del_1',
+  event_id: 'evt_1',
+  endpoint_id: 'wh_1',
+  tenant_id: 'ten_1',
+  event_type: 'alert.created',
+};
+
+const attempted = (overrides: Partial<DeliveryAttempted>): DeliveryEvent => ({
+  type: DELIVERY_EVENT_TYPES.attempted,
+  data: {
+    ...identity,
+    attempt: 1,
+    run_attempt: 1,
+    succeeded: false,
+    status_code: 500,
+    error_kind: 'http_status',
+    error_message: 'answered 500',
+    latency_ms: 3,
+    response_excerpt: null,
+    attempted_at: '2026-01-01T00:00:00.000Z',
+    next_attempt_at: '2026-01-01T00:00:05.000Z',
+    abandoned: false,
+    ...overrides,
+  },
+});
+
+const fold = (events: DeliveryEvent[]) =>
+  events.reduce<DeliveryState | null>(
+    (state, event, index) => applyDeliveryEvent(state, event, index + 1),
+    null,
+  );
+
+describe('applyDeliveryEvent', () => {
+  it('keeps a failed delivery pending until its next attempt', () => {
+    expect(fold([attempted({})])).toMatchObject({
+      id: 'del_1',
+      status: 'pending',
+      attempts: 1,
+      runAttempts: 1,
+      nextAttemptAt: new Date('2026-01-01T00:00:05.000Z'),
+      createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      completedAt: null,
+      version: 1,
+    });
+  });
+
+  it('ends a delivery at its first success', () => {
+    const state = fold([
+      attempted({}),
+      attempted({
+        attempt: 2,
+        run_attempt: 2,
+        succeeded: true,
+        status_code: 200,
+        error_kind: null,
+        next_attempt_at: null,
+        attempted_at: '2026-01-01T00:00:05.000Z',
+      }),
+    ]);
+    expect(state).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      nextAttemptAt: null,
+      completedAt: new Date('2026-01-01T00:00:05.000Z'),
+    });
+  });
+
+  it('abandons, and a re-drive starts a new run of attempts', () => {
+    const abandoned = fold([
+      attempted({ attempt: 5, run_attempt: 5, next_attempt_at: null, abandoned: true }),
+    ]);
+    expect(abandoned).toMatchObject({
+      status: 'abandoned',
+      attempts: 5,
+      runAttempts: 5,
+      nextAttemptAt: null,
+    });
+    const redriven = applyDeliveryEvent(
+      abandoned,
+      {
+        type: DELIVERY_EVENT_TYPES.redriven,
+        data: {
+          delivery_id: 'del_1',
+          due_at: '2026-01-02T00:00:00.000Z',
+          redriven_at: '2026-01-02T00:00:00.000Z',
+        },
+      },
+      2,
+    );
+    expect(redriven).toMatchObject({
+      status: 'pending',
+      attempts: 5,
+      runAttempts: 0,
+      nextAttemptAt: new Date('2026-01-02T00:00:00.000Z'),
+      completedAt: null,
+      version: 2,
+    });
+  });
+
+  it('starts a deferred delivery with no attempt yet', () => {
+    const state = fold([
+      {
+        type: DELIVERY_EVENT_TYPES.deferred,
+        data: { ...identity, due_at: '2026-01-01T00:00:01.000Z', reason: 'endpoint_busy' },
+      },
+    ]);
+    expect(state).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      runAttempts: 0,
+      nextAttemptAt: new Date('2026-01-01T00:00:01.000Z'),
+    });
+  });
+
+  it('cancels a pending delivery', () => {
+    const state = fold([
+      attempted({}),
+      {
+        type: DELIVERY_EVENT_TYPES.cancelled,
+        data: {
+          delivery_id: 'del_1',
+          reason: 'endpoint_deleted',
+          cancelled_at: '2026-01-01T00:00:03.000Z',
+        },
+      },
+    ]);
+    expect(state).toMatchObject({ status: 'cancelled', nextAttemptAt: null });
+  });
+});

@@ -1,0 +1,103 @@
+import { DELIVERY_EVENT_TYPES, DeliveryEvent } from './delivery-events';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'abandoned' | 'cancelled';
+
+/** A delivery after the events of its stream: the row of the `deliveries` projection. */
+export interface DeliveryState {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  tenantId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  runAttempts: number;
+  lastAttemptAt: Date | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  version: number;
+}
+
+/** The fold of a delivery's stream. Pure: the live projection and a rebuild cannot disagree. */
+export function applyDeliveryEvent(
+  state: DeliveryState | null,
+  event: DeliveryEvent,
+  version: number,
+): DeliveryState | null {
+  switch (event.type) {
+    case DELIVERY_EVENT_TYPES.attempted: {
+      const data = event.data;
+      const attemptedAt = new Date(data.attempted_at);
+      const base = state ?? started(data, attemptedAt);
+      const status = data.succeeded ? 'succeeded' : data.abandoned ? 'abandoned' : 'pending';
+      return {
+        ...base,
+        status,
+        attempts: data.attempt,
+        runAttempts: data.run_attempt,
+        lastAttemptAt: attemptedAt,
+        nextAttemptAt: data.next_attempt_at ? new Date(data.next_attempt_at) : null,
+        completedAt: status === 'pending' ? null : attemptedAt,
+        version,
+      };
+    }
+    case DELIVERY_EVENT_TYPES.deferred: {
+      const dueAt = new Date(event.data.due_at);
+      return {
+        ...(state ?? started(event.data, dueAt)),
+        status: 'pending',
+        nextAttemptAt: dueAt,
+        version,
+      };
+    }
+    case DELIVERY_EVENT_TYPES.redriven:
+      return state
+        ? {
+            ...state,
+            status: 'pending',
+            runAttempts: 0,
+            nextAttemptAt: new Date(event.data.due_at),
+            completedAt: null,
+            version,
+          }
+        : null;
+    case DELIVERY_EVENT_TYPES.cancelled:
+      return state
+        ? {
+            ...state,
+            status: 'cancelled',
+            nextAttemptAt: null,
+            completedAt: new Date(event.data.cancelled_at),
+            version,
+          }
+        : null;
+  }
+}
+
+function started(
+  identity: {
+    delivery_id: string;
+    event_id: string;
+    endpoint_id: string;
+    tenant_id: string;
+    event_type: string;
+  },
+  at: Date,
+): DeliveryState {
+  return {
+    id: identity.delivery_id,
+    eventId: identity.event_id,
+    endpointId: identity.endpoint_id,
+    tenantId: identity.tenant_id,
+    eventType: identity.event_type,
+    status: 'pending',
+    attempts: 0,
+    runAttempts: 0,
+    lastAttemptAt: null,
+    nextAttemptAt: null,
+    createdAt: at,
+    completedAt: null,
+    version: 0,
+  };
+}

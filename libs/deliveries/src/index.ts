@@ -1,0 +1,5 @@
+export * from './delivery-events';
+export * from './delivery-state';
+export * from './rules/attempt-result';
+export * from './rules/endpoint-status';
+export * from './rules/retry-schedule';

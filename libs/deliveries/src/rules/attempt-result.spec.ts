@@ -1,0 +1,58 @@
+import { errorKindOf, resultOfStatus } from './attempt-result';
+
+describe('resultOfStatus', () => {
+  it.each([200, 201, 202, 204, 299])('counts %s as success', (status) => {
+    expect(resultOfStatus(status, 12, 'ok')).toEqual({
+      succeeded: true,
+      statusCode: status,
+      errorKind: null,
+      errorMessage: null,
+      latencyMs: 12,
+      responseExcerpt: 'ok',
+    });
+  });
+
+  it.each([
+    [301, 'redirect'],
+    [302, 'redirect'],
+    [304, 'redirect'],
+    [400, 'http_status'],
+    [401, 'http_status'],
+    [500, 'http_status'],
+    [503, 'http_status'],
+    [100, 'http_status'],
+  ])('counts %s as a failure of kind %s', (status, kind) => {
+    expect(resultOfStatus(status, 1, null)).toMatchObject({
+      succeeded: false,
+      statusCode: status,
+      errorKind: kind,
+    });
+  });
+});
+
+describe('errorKindOf', () => {
+  const withCode = (code: string) => Object.assign(new Error(code), { code });
+
+  it.each([
+    [withCode('ECONNREFUSED'), 'connection_refused'],
+    [withCode('ECONNRESET'), 'connection_reset'],
+    [withCode('UND_ERR_SOCKET'), 'connection_reset'],
+    [withCode('ENOTFOUND'), 'dns'],
+    [withCode('UND_ERR_HEADERS_TIMEOUT'), 'timeout'],
+    [withCode('DEPTH_ZERO_SELF_SIGNED_CERT'), 'tls'],
+    [withCode('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), 'tls'],
+    [withCode('ERR_TLS_CERT_ALTNAME_INVALID'), 'tls'],
+    [Object.assign(new Error('t'), { name: 'TimeoutError' }), 'timeout'],
+    [Object.assign(new Error('b'), { name: 'BlockedAddressError' }), 'blocked_address'],
+    [new Error('odd'), 'other'],
+    ['not an error', 'other'],
+  ])('classifies %s', (error, kind) => {
+    expect(errorKindOf(error)).toBe(kind);
+  });
+
+  it('looks through causes', () => {
+    expect(errorKindOf(new Error('fetch failed', { cause: withCode('ECONNREFUSED') }))).toBe(
+      'connection_refused',
+    );
+  });
+});
