@@ -134,9 +134,21 @@ describe('PromQL name extraction', () => {
   });
 
   it('refuses what it cannot read rather than guess', () => {
-    expect(() => namesInQuery('sum(rate(x[5m])')).toThrow(/unbalanced/);
-    expect(() => namesInQuery('x{a="b"')).toThrow(/unterminated/);
-    expect(() => namesInQuery('x{a=b}')).toThrow(/quoted value/);
+    expect(() => namesInQuery('sum(rate(x[5m])')).toThrow(/syntax error at offset 15: .*\)⚠$/);
+    expect(() => namesInQuery('x{a="b"')).toThrow(/syntax error at offset 7: x\{a="b"⚠$/);
+    expect(() => namesInQuery('x{a=b}')).toThrow(/syntax error at offset 4: x\{a=⚠b\}$/);
+    expect(() => namesInQuery('rate(x[$$bad])')).toThrow(/syntax error at offset 7/);
+    expect(() => namesInQuery('foo bar')).toThrow(/syntax error at offset 4: foo ⚠bar$/);
+  });
+
+  it('substitutes Grafana variables and reads quoted names', () => {
+    expect(
+      namesInQuery('sum by (app) (rate(x{a=~"${app:regex}", b="[[b]]"}[${__rate_interval}]))'),
+    ).toEqual({ metrics: ['x'], labels: ['a', 'app', 'b'] });
+    expect(namesInQuery('x{"quoted.name"="v"} / {"other.metric"} @ $__to')).toEqual({
+      metrics: ['other.metric', 'x'],
+      labels: ['quoted.name'],
+    });
   });
 });
 
@@ -410,6 +422,17 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
       metrics: ['typo: http_request_duration_seconds'],
       labels: ['typo: status'],
     });
+  });
+
+  it('reports a query it cannot parse, with its source, the query and the position', () => {
+    const broken = [...dashboardQueries(), ...ruleQueries()].map((query) =>
+      query.source.endsWith('SvcWebhooksAppDown')
+        ? { ...query, expr: query.expr.replace('} == 0', ' == 0') }
+        : query,
+    );
+    expect(() => unknownNames(broken, exported)).toThrow(
+      'prometheus-rules.yaml SvcWebhooksAppDown: PromQL syntax error at offset 22: up{job="svc-webhooks" ⚠== 0',
+    );
   });
 });
 

@@ -1,8 +1,8 @@
+import { parser } from '@prometheus-io/lezer-promql';
+
 /**
- * Just enough of PromQL and of the Prometheus text format to answer one question: which metric
- * and label names does a query use, and does some app export them? Not a PromQL parser: it
- * tokenizes, drops what cannot be a metric name (strings, label matchers, `by (...)` lists,
- * ranges, numbers and durations, functions, keywords, Grafana variables), and keeps the rest.
+ * Which metric and label names does a PromQL query use? Prometheus's own grammar
+ * (@prometheus-io/lezer-promql) parses the query; any syntax error throws, with its offset.
  */
 
 export interface QueryNames {
@@ -10,208 +10,57 @@ export interface QueryNames {
   labels: string[];
 }
 
-type Token =
-  | { kind: 'ident'; text: string }
-  | { kind: 'string'; text: string }
-  | { kind: 'number'; text: string }
-  | { kind: 'variable'; text: string }
-  | { kind: 'range'; text: string }
-  | { kind: 'punct'; text: string };
+/**
+ * Grafana interpolates its variables before Prometheus sees a query: $__rate_interval and the like
+ * become durations ($__interval_ms, $__range_s, $__from... numbers), any other $var, ${var:format}
+ * or [[var]] becomes its own name. The dashboard only uses those inside quoted matcher values,
+ * where the value does not matter; anywhere else the name is checked like any other.
+ */
+function substituteGrafanaVariables(query: string): string {
+  return query.replace(
+    /\$\{([a-zA-Z_]\w*)(?::[^}]*)?\}|\[\[([a-zA-Z_]\w*)(?::[^\]]*)?\]\]|\$([a-zA-Z_]\w*)/g,
+    (_, ...groups: (string | undefined)[]) => {
+      const name = groups.slice(0, 3).find(Boolean) as string;
+      if (/^__(rate_interval|interval|range)$/.test(name)) return '5m';
+      return name.startsWith('__') ? '60000' : name;
+    },
+  );
+}
 
-/** Keywords and binary operators spelled as words; none of them is ever a metric name. */
-const KEYWORDS = new Set([
-  'and',
-  'or',
-  'unless',
-  'atan2',
-  'bool',
-  'offset',
-  'start',
-  'end',
-  'inf',
-  'nan',
-]);
-
-/** Modifiers whose parenthesised list holds label names, not expressions. */
-const LABEL_LIST_MODIFIERS = new Set([
-  'by',
-  'without',
-  'on',
-  'ignoring',
-  'group_left',
-  'group_right',
-]);
-
-const IDENT_START = /[a-zA-Z_:]/;
-const IDENT_PART = /[a-zA-Z0-9_:]/;
-const DIGIT = /[0-9]/;
-
-function tokenize(expr: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  const fail = (message: string): never => {
-    throw new Error(`${message} at offset ${i} of PromQL expression: ${expr}`);
-  };
-  while (i < expr.length) {
-    const c = expr[i];
-    if (/\s/.test(c)) {
-      i += 1;
-    } else if (c === '#') {
-      // a comment runs to the end of the line
-      while (i < expr.length && expr[i] !== '\n') i += 1;
-    } else if (c === '"' || c === "'" || c === '`') {
-      const start = i;
-      i += 1;
-      while (i < expr.length && expr[i] !== c) {
-        i += c !== '`' && expr[i] === '\\' ? 2 : 1;
-      }
-      if (i >= expr.length) fail('unterminated string');
-      i += 1;
-      tokens.push({ kind: 'string', text: expr.slice(start + 1, i - 1) });
-    } else if (c === '$') {
-      // Grafana variables: $name, ${name}, ${name:format}
-      const start = i;
-      i += 1;
-      if (expr[i] === '{') {
-        const close = expr.indexOf('}', i);
-        if (close < 0) fail('unterminated ${...} variable');
-        i = close + 1;
-      } else {
-        while (i < expr.length && /\w/.test(expr[i])) i += 1;
-      }
-      tokens.push({ kind: 'variable', text: expr.slice(start, i) });
-    } else if (c === '[') {
-      // a range or subquery window: [5m], [1h:30s], [$__rate_interval]; never nested
-      const close = expr.indexOf(']', i);
-      if (close < 0) fail('unterminated [...] range');
-      tokens.push({ kind: 'range', text: expr.slice(i + 1, close) });
-      i = close + 1;
-    } else if (DIGIT.test(c) || (c === '.' && DIGIT.test(expr[i + 1] ?? ''))) {
-      // numbers, hex, exponents and durations such as 0.99, 1e-3, 0x1f, 5m, 1h30m
-      const start = i;
-      while (i < expr.length) {
-        const d = expr[i];
-        const exponentSign =
-          (d === '+' || d === '-') && /[eE]/.test(expr[i - 1]) && !/0x/i.test(expr.slice(start));
-        if (/[0-9a-zA-Z_.]/.test(d) || exponentSign) i += 1;
-        else break;
-      }
-      tokens.push({ kind: 'number', text: expr.slice(start, i) });
-    } else if (IDENT_START.test(c)) {
-      const start = i;
-      while (i < expr.length && IDENT_PART.test(expr[i])) i += 1;
-      tokens.push({ kind: 'ident', text: expr.slice(start, i) });
-    } else if (/[{}(),=!~<>+\-*/%^@]/.test(c)) {
-      tokens.push({ kind: 'punct', text: c });
-      i += 1;
-    } else {
-      fail(`unexpected character ${JSON.stringify(c)}`);
-    }
-  }
-  return tokens;
+/** The text of a PromQL string literal ("...", '...' or `...`). */
+function unquote(literal: string): string {
+  const body = literal.slice(1, -1);
+  return literal.startsWith('`') ? body : body.replace(/\\(.)/g, '$1');
 }
 
 /** Metric and label names used by one PromQL expression (Grafana variables allowed). */
-export function namesInQuery(expr: string): QueryNames {
-  const tokens = tokenize(expr);
+export function namesInQuery(query: string): QueryNames {
+  const expr = substituteGrafanaVariables(query);
   const metrics = new Set<string>();
   const labels = new Set<string>();
-  let parens = 0;
-  let i = 0;
-  const next = (offset = 1): Token | undefined => tokens[i + offset];
-  const isPunct = (token: Token | undefined, text: string) =>
-    token?.kind === 'punct' && token.text === text;
-  const isGroupingKeyword = (token: Token | undefined) =>
-    token?.kind === 'ident' && ['by', 'without'].includes(token.text.toLowerCase());
-
-  while (i < tokens.length) {
-    const token = tokens[i];
-    if (token.kind === 'punct' && token.text === '{') {
-      i = readMatchers(tokens, i, metrics, labels, expr);
-      continue;
-    }
-    if (token.kind === 'punct' && token.text === '}') {
-      throw new Error(`unbalanced "}" in PromQL expression: ${expr}`);
-    }
-    if (token.kind === 'punct' && token.text === '(') parens += 1;
-    if (token.kind === 'punct' && token.text === ')') {
-      parens -= 1;
-      if (parens < 0) throw new Error(`unbalanced ")" in PromQL expression: ${expr}`);
-    }
-    if (token.kind === 'ident') {
-      const name = token.text;
-      if (LABEL_LIST_MODIFIERS.has(name.toLowerCase())) {
-        // by (a, b) | without (...) | on (...) | ignoring (...) | group_left [(...)]
-        if (isPunct(next(), '(')) {
-          let j = i + 2;
-          while (j < tokens.length && !isPunct(tokens[j], ')')) {
-            const item = tokens[j];
-            if (item.kind === 'ident') labels.add(item.text);
-            else if (!isPunct(item, ',') && item.kind !== 'variable') {
-              throw new Error(`unexpected "${item.text}" in ${name} (...) of: ${expr}`);
-            }
-            j += 1;
-          }
-          if (j >= tokens.length) throw new Error(`unterminated ${name} (...) in: ${expr}`);
-          i = j + 1;
-          continue;
-        }
-      } else if (isPunct(next(), '(') || isGroupingKeyword(next())) {
-        // a function or an aggregation operator: rate(...), sum(...), sum by (app) (...)
-      } else if (!KEYWORDS.has(name.toLowerCase())) {
-        metrics.add(name);
+  const text = (node: { from: number; to: number }) => expr.slice(node.from, node.to);
+  parser.parse(expr).iterate({
+    enter: ({ node }) => {
+      if (node.type.isError) {
+        const at = `offset ${node.from}: ${expr.slice(0, node.from)}⚠${expr.slice(node.from)}`;
+        throw new Error(`PromQL syntax error at ${at}`);
       }
-    }
-    i += 1;
-  }
-  if (parens !== 0) throw new Error(`unbalanced "(" in PromQL expression: ${expr}`);
+      const parent = node.parent;
+      if (node.name === 'Identifier' && parent?.name === 'VectorSelector') {
+        metrics.add(text(node));
+      } else if (parent && (node.name === 'LabelName' || node.name === 'QuotedLabelName')) {
+        const name = node.name === 'LabelName' ? text(node) : unquote(text(node));
+        if (parent.name === 'LabelMatchers') {
+          metrics.add(name); // {"metric.name"}: the quoted-name form of Prometheus 3
+        } else if (name !== '__name__') {
+          labels.add(name); // a matcher, by/without, on/ignoring or group_left/group_right
+        } else if (parent.getChild('MatchOp')?.firstChild?.name === 'EqlSingle') {
+          metrics.add(unquote(text(parent.getChild('StringLiteral')!)));
+        }
+      }
+    },
+  });
   return { metrics: [...metrics].sort(), labels: [...labels].sort() };
-}
-
-/** Reads `{...}` from tokens[start]; returns the index after the closing brace. */
-function readMatchers(
-  tokens: Token[],
-  start: number,
-  metrics: Set<string>,
-  labels: Set<string>,
-  expr: string,
-): number {
-  let i = start + 1;
-  while (i < tokens.length) {
-    const token = tokens[i];
-    if (token.kind === 'punct' && token.text === '}') return i + 1;
-    if (token.kind === 'punct' && token.text === ',') {
-      i += 1;
-      continue;
-    }
-    if (token.kind !== 'ident' && token.kind !== 'string') {
-      throw new Error(`unexpected "${token.text}" in label matchers of: ${expr}`);
-    }
-    // name op value, where op is one of = != =~ !~
-    let j = i + 1;
-    let op = '';
-    while (j < tokens.length && tokens[j].kind === 'punct' && /[=!~]/.test(tokens[j].text)) {
-      op += tokens[j].text;
-      j += 1;
-    }
-    if (op === '') {
-      // {"metric.name"} or {"metric.name", label="x"}: the quoted-name form of Prometheus 3
-      metrics.add(token.text);
-      i += 1;
-      continue;
-    }
-    if (!['=', '!=', '=~', '!~'].includes(op)) {
-      throw new Error(`unknown label matcher operator "${op}" in: ${expr}`);
-    }
-    const value = tokens[j];
-    if (value?.kind !== 'string') {
-      throw new Error(`label matcher on "${token.text}" needs a quoted value in: ${expr}`);
-    }
-    if (token.text === '__name__' && op === '=') metrics.add(value.text);
-    else if (token.text !== '__name__') labels.add(token.text);
-    i = j + 1;
-  }
-  throw new Error(`unterminated "{" in PromQL expression: ${expr}`);
 }
 
 /**
@@ -304,9 +153,12 @@ export function unknownNames(
   const metrics = new Set<string>();
   const labels = new Set<string>();
   for (const query of queries) {
-    const names = query.grafanaVariable
-      ? namesInGrafanaVariableQuery(query.expr)
-      : namesInQuery(query.expr);
+    let names: QueryNames;
+    try {
+      names = (query.grafanaVariable ? namesInGrafanaVariableQuery : namesInQuery)(query.expr);
+    } catch (error) {
+      throw new Error(`${query.source}: ${(error as Error).message}`, { cause: error });
+    }
     for (const metric of names.metrics) {
       if (!exported.metrics.has(metric) && !SCRAPE_METRICS.has(metric)) {
         metrics.add(`${query.source}: ${metric}`);
