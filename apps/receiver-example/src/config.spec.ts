@@ -1,0 +1,55 @@
+import { readReceiverConfig, ReceiverConfigError } from './config';
+
+describe('readReceiverConfig', () => {
+  it('defaults to port 9000 and plain HTTP', () => {
+    expect(readReceiverConfig({ RECEIVER_SECRET: 's3cret-s3cret-s3cret' })).toEqual({
+      port: 9000,
+      secret: 's3cret-s3cret-s3cret',
+    });
+  });
+
+  it('reads the port and both TLS files', () => {
+    expect(
+      readReceiverConfig({
+        RECEIVER_SECRET: 'x',
+        RECEIVER_PORT: '8443',
+        RECEIVER_TLS_CERT: '/etc/receiver/cert.pem',
+        RECEIVER_TLS_KEY: '/etc/receiver/key.pem',
+      }),
+    ).toEqual({
+      port: 8443,
+      secret: 'x',
+      tls: { certFile: '/etc/receiver/cert.pem', keyFile: '/etc/receiver/key.pem' },
+    });
+  });
+
+  it('requires the secret', () => {
+    expect(() => readReceiverConfig({})).toThrow(/RECEIVER_SECRET: is required/);
+    expect(() => readReceiverConfig({ RECEIVER_SECRET: '' })).toThrow(ReceiverConfigError);
+  });
+
+  it.each(['abc', '-1', '65536', '80.5', ' 80', '123456'])('refuses the port %j', (port) => {
+    expect(() => readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_PORT: port })).toThrow(
+      /RECEIVER_PORT/,
+    );
+  });
+
+  it('refuses a certificate without its key, and a key without its certificate', () => {
+    expect(() => readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_TLS_CERT: 'c.pem' })).toThrow(
+      /give both/,
+    );
+    expect(() => readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_TLS_KEY: 'k.pem' })).toThrow(
+      /give both/,
+    );
+  });
+
+  it('reports every problem at once', () => {
+    try {
+      readReceiverConfig({ RECEIVER_PORT: 'x', RECEIVER_TLS_KEY: 'k.pem' });
+      throw new Error('expected a ReceiverConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ReceiverConfigError);
+      expect((error as ReceiverConfigError).problems).toHaveLength(3);
+    }
+  });
+});
