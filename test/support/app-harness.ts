@@ -40,6 +40,8 @@ export interface RunningApp {
 export interface StartOptions {
   /** Receives every log line the app writes (JSON), instead of stdout. */
   logLines?: string[];
+  /** Join this database (created by the caller, who drops it) instead of a new one. */
+  databaseUrl?: string;
 }
 
 export async function startApp(
@@ -48,7 +50,9 @@ export async function startApp(
   overrides: NodeJS.ProcessEnv = {},
   options: StartOptions = {},
 ): Promise<RunningApp> {
-  const database = await createTestDatabase();
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, drop: () => Promise.resolve() }
+    : await createTestDatabase();
   try {
     const config = testConfig(database.url, overrides);
     const sink = options.logLines;

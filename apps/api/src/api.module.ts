@@ -6,6 +6,8 @@ import { PlatformModule } from '@svc/platform';
 import { TenantsService } from '@svc/tenants';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { DeliveryLogController } from './delivery-log/delivery-log.controller';
+import { DeliveryLogService } from './delivery-log/delivery-log.service';
 import { OpenApiController, OpenApiDocument } from './openapi/openapi.controller';
 import { TenantsController } from './tenants/tenants.controller';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -16,7 +18,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [PlatformModule.forApp('api', config, registry), IdentityModule, WebhooksModule],
-      controllers: [TenantsController, OpenApiController],
+      controllers: [TenantsController, DeliveryLogController, OpenApiController],
       providers: [
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         {
@@ -25,6 +27,7 @@ export class ApiModule {
           inject: [DataSource],
         },
         OpenApiDocument,
+        DeliveryLogService,
       ],
     };
   }

@@ -7,6 +7,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   delivery: 'del',
   apiKey: 'key',
+  rejection: 'rej',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -1,4 +1,5 @@
 export * from './delivery-headers';
+export * from './envelope-validation';
 export * from './event-envelope';
 export * from './event-types';
 export * from './ids';

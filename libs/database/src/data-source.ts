@@ -1,3 +1,9 @@
+import {
+  DeliveryAttemptRecord,
+  DeliveryRecord,
+  InboundEvent,
+  ScheduledDelivery,
+} from '@svc/deliveries';
 import { StoredEvent } from '@svc/event-store';
 import { ApiKey } from '@svc/identity';
 import { Tenant } from '@svc/tenants';
@@ -5,7 +11,16 @@ import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migrations';
 
-export const ENTITIES = [Tenant, ApiKey, StoredEvent, WebhookEndpointRecord];
+export const ENTITIES = [
+  Tenant,
+  ApiKey,
+  StoredEvent,
+  WebhookEndpointRecord,
+  DeliveryRecord,
+  DeliveryAttemptRecord,
+  ScheduledDelivery,
+  InboundEvent,
+];
 
 export interface DatabaseSettings {
   url: string;

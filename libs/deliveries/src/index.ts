@@ -3,3 +3,5 @@ export * from './delivery-state';
 export * from './rules/attempt-result';
 export * from './rules/endpoint-status';
 export * from './rules/retry-schedule';
+export * from './projection/delivery-projection';
+export * from './projection/delivery-projection-tables';

@@ -65,6 +65,61 @@ export async function appendToStream(
   }
 }
 
+export interface StreamAppend {
+  streamId: string;
+  expectedVersion: number;
+  events: NewEvent[];
+}
+
+/**
+ * Appends to many streams in one statement (group commit), with the same optimistic concurrency
+ * as appendToStream: any stale expected version fails the whole call with
+ * StreamVersionConflictError, leaving the caller to retry the appends one by one.
+ * Returns the recorded events in the order given.
+ */
+export async function appendToStreams(
+  manager: EntityManager,
+  appends: StreamAppend[],
+): Promise<RecordedEvent[]> {
+  const rows = appends.flatMap(({ streamId, expectedVersion, events }) =>
+    events.map((event, index) => ({
+      streamId,
+      version: expectedVersion + index + 1,
+      type: event.type,
+      data: event.data,
+      metadata: event.metadata ?? {},
+    })),
+  );
+  if (rows.length === 0) {
+    return [];
+  }
+  let inserted: { position: string; stream_id: string; version: number; recorded_at: Date }[];
+  try {
+    inserted = await manager.query(
+      `INSERT INTO events (stream_id, version, type, data, metadata)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::jsonb[])
+       RETURNING position::text, stream_id, version, recorded_at`,
+      [
+        rows.map((row) => row.streamId),
+        rows.map((row) => row.version),
+        rows.map((row) => row.type),
+        rows.map((row) => JSON.stringify(row.data)),
+        rows.map((row) => JSON.stringify(row.metadata)),
+      ],
+    );
+  } catch (error) {
+    if (isUniqueViolation(error, 'events_stream_version_key')) {
+      throw new StreamVersionConflictError(appends.length === 1 ? appends[0].streamId : '(batch)');
+    }
+    throw error;
+  }
+  const byKey = new Map(inserted.map((row) => [`${row.stream_id}\u0000${row.version}`, row]));
+  return rows.map((row) => {
+    const stored = byKey.get(`${row.streamId}\u0000${row.version}`)!;
+    return { ...row, position: stored.position, recordedAt: stored.recorded_at };
+  });
+}
+
 export async function readStream(
   manager: EntityManager,
   streamId: string,
@@ -97,7 +152,8 @@ export async function* readAll(
   }
 }
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
+/** A unique index refused a row: `constraint` names which. */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
   if (!(error instanceof QueryFailedError)) {
     return false;
   }

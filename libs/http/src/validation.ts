@@ -21,10 +21,12 @@ function isJsonObject(value: unknown): boolean {
  */
 class RequestValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && !isJsonObject(value)) {
+    // No body at all reads as an empty object: its required fields are then named one by one.
+    const body = metadata.type === 'body' && value === undefined ? {} : value;
+    if (metadata.type === 'body' && !isJsonObject(body)) {
       throw problems.invalidRequest([{ field: '(body)', detail: 'must be a JSON object' }]);
     }
-    return super.transform(value, metadata);
+    return super.transform(body, metadata);
   }
 }
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { EndpointChangeNotifier } from './endpoint-change-notifier';
 import { NATS_OPTIONS, NatsConnectionManager, NatsOptions } from './nats-connection';
 
 @Global()
@@ -7,8 +8,12 @@ export class MessagingModule {
   static forRoot(options: NatsOptions): DynamicModule {
     return {
       module: MessagingModule,
-      providers: [{ provide: NATS_OPTIONS, useValue: options }, NatsConnectionManager],
-      exports: [NatsConnectionManager],
+      providers: [
+        { provide: NATS_OPTIONS, useValue: options },
+        NatsConnectionManager,
+        EndpointChangeNotifier,
+      ],
+      exports: [NatsConnectionManager, EndpointChangeNotifier],
     };
   }
 }

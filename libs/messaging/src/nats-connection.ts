@@ -32,6 +32,12 @@ export class NatsConnectionManager implements OnApplicationShutdown, ReadinessCh
     this.connecting = this.connectUntilStopped();
   }
 
+  /** Resolves with the connection once there is one (it may take a while if NATS is away). */
+  async connected(): Promise<NatsConnection> {
+    await this.connecting;
+    return this.current;
+  }
+
   /** The live connection; throws while there is none yet. */
   get current(): NatsConnection {
     if (!this.connection || this.connection.isClosed()) {

@@ -1,5 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig, ConfigModule } from '@svc/config';
+import { SubjectScheme } from '@svc/contracts';
 import { DatabaseModule, DatabaseReadinessCheck } from '@svc/database';
 import { OperationsModule } from '@svc/http';
 import { MessagingModule, NatsConnectionManager } from '@svc/messaging';
@@ -7,8 +8,10 @@ import { Registry } from 'prom-client';
 
 /**
  * What every app of the service stands on: its configuration, PostgreSQL, NATS, and the
- * operator endpoints (/healthz, /readyz ready when PostgreSQL and NATS answer, /metrics).
+ * operator endpoints (/healthz, /readyz ready when PostgreSQL and NATS answer, /metrics), and the
+ * deployment's NATS subject scheme.
  */
+@Global()
 @Module({})
 export class PlatformModule {
   static forApp(app: string, config: AppConfig, registry: Registry): DynamicModule {
@@ -23,6 +26,10 @@ export class PlatformModule {
           readiness: [DatabaseReadinessCheck, NatsConnectionManager],
         }),
       ],
+      providers: [
+        { provide: SubjectScheme, useValue: new SubjectScheme(config.jetstream.subjectRoot) },
+      ],
+      exports: [SubjectScheme],
     };
   }
 }

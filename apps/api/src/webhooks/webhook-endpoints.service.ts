@@ -4,6 +4,7 @@ import { EventSubscription, isId, newId } from '@svc/contracts';
 import { appendToStream, NewEvent, StreamVersionConflictError } from '@svc/event-store';
 import { decodeCursor, Page, problems, toPage } from '@svc/http';
 import type { Principal } from '@svc/identity';
+import { EndpointChangeNotifier } from '@svc/messaging';
 import { SecretCipher } from '@svc/secrets';
 import {
   checkEndpointFields,
@@ -42,6 +43,7 @@ export class WebhookEndpointsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly cipher: SecretCipher,
+    private readonly notifier: EndpointChangeNotifier,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.allowList = new PrivateNetworkAllowList(config.webhooks.allowedPrivateCidrs);
@@ -59,12 +61,14 @@ export class WebhookEndpointsService {
       status: 'active',
       created_at: new Date().toISOString(),
     };
-    return this.dataSource.transaction(async (manager) => {
+    const endpoint = await this.dataSource.transaction(async (manager) => {
       const appended = await appendToStream(manager, id, 0, [
         this.event(context, ENDPOINT_EVENT_TYPES.registered, registered),
       ]);
       return (await projectEndpointEvents(manager, id, null, appended)) as EndpointState;
     });
+    await this.notifier.announce(endpoint.tenantId, endpoint.id);
+    return endpoint;
   }
 
   async update(
@@ -139,7 +143,7 @@ export class WebhookEndpointsService {
       throw notFound(id);
     }
     try {
-      return await this.dataSource.transaction(async (manager: EntityManager) => {
+      const after = await this.dataSource.transaction(async (manager: EntityManager) => {
         const current = await manager.findOne(WebhookEndpointRecord, {
           where: { id, tenantId: context.principal.tenantId },
           lock: { mode: 'pessimistic_write' },
@@ -150,6 +154,8 @@ export class WebhookEndpointsService {
         const appended = await appendToStream(manager, id, current.version, [decide(current)]);
         return projectEndpointEvents(manager, id, current, appended);
       });
+      await this.notifier.announce(context.principal.tenantId, id);
+      return after;
     } catch (error) {
       if (error instanceof StreamVersionConflictError) {
         throw problems.conflict(

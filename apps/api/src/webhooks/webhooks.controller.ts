@@ -16,9 +16,11 @@ import { PageQuery } from '@svc/http';
 import { CurrentPrincipal, Principal, RequireScopes } from '@svc/identity';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
+import { RecoverWebhookRequest, RecoveryResponse } from './dto/recover-webhook.request';
 import { RegisterWebhookRequest } from './dto/register-webhook.request';
 import { UpdateWebhookRequest } from './dto/update-webhook.request';
 import { WebhookEndpointPage, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import { EndpointRecoveryService } from './endpoint-recovery.service';
 import { CommandContext, WebhookEndpointsService } from './webhook-endpoints.service';
 
 const context = (principal: Principal, request: FastifyRequest): CommandContext => ({
@@ -31,7 +33,10 @@ const context = (principal: Principal, request: FastifyRequest): CommandContext 
 @RequireScopes('webhooks:manage')
 @Controller('v1/webhooks')
 export class WebhooksController {
-  constructor(private readonly endpoints: WebhookEndpointsService) {}
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly recovery: EndpointRecoveryService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -87,6 +92,28 @@ export class WebhooksController {
     return WebhookEndpointResponse.of(
       await this.endpoints.update(context(principal, request), id, body),
     );
+  }
+
+  @Post(':id/recover')
+  @HttpCode(200)
+  @ApiOkResponse({
+    type: RecoveryResponse,
+    description: 'The endpoint is active; re-driven deliveries are due now.',
+  })
+  @ApiProblem(404, 'No such endpoint for this tenant.')
+  async recover(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Param('id') id: string,
+    @Body() body: RecoverWebhookRequest,
+  ): Promise<RecoveryResponse> {
+    const since = body.redrive_abandoned_since ? new Date(body.redrive_abandoned_since) : null;
+    const { endpoint, redriven } = await this.recovery.recover(
+      context(principal, request),
+      id,
+      since,
+    );
+    return { endpoint: WebhookEndpointResponse.of(endpoint), redriven_deliveries: redriven };
   }
 
   @Delete(':id')

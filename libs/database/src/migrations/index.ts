@@ -1,6 +1,7 @@
 import { Foundation1763740000000 } from './1763740000000-foundation';
+import { Deliveries1763760000000 } from './1763760000000-deliveries';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
-export const MIGRATIONS = [Foundation1763740000000];
+export const MIGRATIONS = [Foundation1763740000000, Deliveries1763760000000];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

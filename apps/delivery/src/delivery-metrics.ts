@@ -1,0 +1,100 @@
+import { ATTEMPT_ERROR_KINDS } from '@svc/deliveries';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The engine's own metrics (README, "Metrics"); labels are bounded: no ids. */
+export class DeliveryMetrics {
+  readonly eventsReceived: Counter;
+  readonly eventsRejected: Counter<'reason'>;
+  readonly attempts: Counter<'outcome' | 'error_kind'>;
+  readonly attemptDuration: Histogram<'outcome'>;
+  readonly deliveriesAbandoned: Counter;
+  readonly deliveriesDeferred: Counter;
+  readonly retriesScheduled: Counter;
+  readonly publishToDelivered: Histogram;
+  readonly endpointTransitions: Counter<'to'>;
+  readonly commitBatchSize: Histogram;
+  readonly commitDuration: Histogram;
+  readonly inFlight: Gauge;
+  readonly dueBacklog: Gauge;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.eventsReceived = new Counter({
+      name: 'svc_delivery_events_received_total',
+      help: 'Event messages taken from JetStream, valid or not.',
+      registers,
+    });
+    this.eventsRejected = new Counter({
+      name: 'svc_delivery_events_rejected_total',
+      help: 'Event messages parked on the dead-letter subject, by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'svc_delivery_attempts_total',
+      help: 'Delivery attempts recorded, by outcome (succeeded, failed) and error kind (none on success).',
+      labelNames: ['outcome', 'error_kind'],
+      registers,
+    });
+    for (const kind of ATTEMPT_ERROR_KINDS) {
+      this.attempts.labels('failed', kind);
+    }
+    this.attempts.labels('succeeded', 'none');
+    this.attemptDuration = new Histogram({
+      name: 'svc_delivery_attempt_duration_seconds',
+      help: 'Time of one attempt, from connecting to the last byte of the answer.',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.deliveriesAbandoned = new Counter({
+      name: 'svc_delivery_deliveries_abandoned_total',
+      help: 'Deliveries abandoned after their last attempt failed.',
+      registers,
+    });
+    this.deliveriesDeferred = new Counter({
+      name: 'svc_delivery_deliveries_deferred_total',
+      help: 'First attempts put off to the schedule because their endpoint was at its concurrency limit.',
+      registers,
+    });
+    this.retriesScheduled = new Counter({
+      name: 'svc_delivery_retries_scheduled_total',
+      help: 'Failed attempts followed by a scheduled retry.',
+      registers,
+    });
+    this.publishToDelivered = new Histogram({
+      name: 'svc_delivery_publish_to_delivered_seconds',
+      help: 'From the event reaching JetStream to its successful delivery being recorded.',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200],
+      registers,
+    });
+    this.endpointTransitions = new Counter({
+      name: 'svc_delivery_endpoint_status_transitions_total',
+      help: 'Endpoint status changes made by delivery outcomes, by new status.',
+      labelNames: ['to'],
+      registers,
+    });
+    this.commitBatchSize = new Histogram({
+      name: 'svc_delivery_commit_batch_size',
+      help: 'Delivery records written per transaction (group commit).',
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+      registers,
+    });
+    this.commitDuration = new Histogram({
+      name: 'svc_delivery_commit_duration_seconds',
+      help: 'Time of one group-commit transaction.',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'svc_delivery_attempts_in_flight',
+      help: 'Attempts waiting for an answer right now.',
+      registers,
+    });
+    this.dueBacklog = new Gauge({
+      name: 'svc_delivery_due_backlog',
+      help: 'Scheduled attempts whose time has come, not yet claimed (sampled by the scheduler).',
+      registers,
+    });
+  }
+}

@@ -1,0 +1,182 @@
+import {
+  Context,
+  context as otelContext,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { DELIVERY_HEADERS, DELIVERY_USER_AGENT } from '@svc/contracts';
+import {
+  AttemptResult,
+  DELIVERY_EVENT_TYPES,
+  DeliveryAttempted,
+  DeliveryConclusion,
+  DeliveryIdentity,
+  DeliveryState,
+  retryDelayAfter,
+} from '@svc/deliveries';
+import { signatureHeaderValue } from '@svc/signing';
+import { DeliveryMetrics } from '../delivery-metrics';
+import { DirectoryEndpoint } from '../fan-out/endpoint-directory';
+import { CommitOutcome, DeliveryRecorder, InboundPayload } from '../recording/delivery-recorder';
+import { HttpSender } from './http-sender';
+
+export interface AttemptPolicy {
+  retryScheduleMs: readonly number[];
+  maxAttempts: number;
+}
+
+/** One attempt to make: which delivery, to which endpoint, with which exact body. */
+export interface AttemptOrder {
+  identity: DeliveryIdentity;
+  /** The delivery before this attempt; null for a first attempt straight from intake. */
+  before: DeliveryState | null;
+  endpoint: DirectoryEndpoint;
+  /** The envelope exactly as received: these bytes are signed and sent. */
+  body: string;
+  /** Stored with this record when the event is not stored yet. */
+  payload?: InboundPayload;
+  /** Trace context of the publisher, so the attempt's span joins the event's trace. */
+  parent?: Context;
+}
+
+export type AttemptOutcome = CommitOutcome & {
+  conclusion: DeliveryConclusion;
+  result: AttemptResult;
+};
+
+const tracer = trace.getTracer('svc-delivery');
+
+/**
+ * Makes one attempt of a delivery: signs the body (spec 6.3), POSTs it, decides from the retry
+ * schedule whether the delivery is retried or abandoned (spec 6.4), and records the attempt,
+ * that decision and any endpoint status change as events before returning.
+ */
+export class AttemptRunner {
+  constructor(
+    private readonly sender: HttpSender,
+    private readonly recorder: DeliveryRecorder,
+    private readonly metrics: DeliveryMetrics,
+    private readonly policy: AttemptPolicy,
+  ) {}
+
+  run(order: AttemptOrder): Promise<AttemptOutcome> {
+    const attempt = (order.before?.attempts ?? 0) + 1;
+    const runAttempt = (order.before?.runAttempts ?? 0) + 1;
+    return tracer.startActiveSpan(
+      'webhook deliver',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'svc.delivery.id': order.identity.delivery_id,
+          'svc.event.id': order.identity.event_id,
+          'svc.event.type': order.identity.event_type,
+          'svc.endpoint.id': order.identity.endpoint_id,
+          'svc.delivery.attempt': attempt,
+          'http.request.method': 'POST',
+        },
+      },
+      order.parent ?? otelContext.active(),
+      async (span) => {
+        try {
+          const result = await this.send(order, attempt);
+          span.setAttribute('http.response.status_code', result.statusCode ?? 0);
+          if (!result.succeeded) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: result.errorKind ?? 'failed' });
+          }
+          return await this.record(order, attempt, runAttempt, result);
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private async send(order: AttemptOrder, attempt: number): Promise<AttemptResult> {
+    if (order.endpoint.secret === null) {
+      return {
+        succeeded: false,
+        statusCode: null,
+        errorKind: 'secret_unavailable',
+        errorMessage: 'the signing secret cannot be decrypted with the configured keys',
+        latencyMs: 0,
+        responseExcerpt: null,
+      };
+    }
+    this.metrics.inFlight.inc();
+    try {
+      return await this.sender.post(order.endpoint.url, order.body, {
+        'content-type': 'application/json',
+        'user-agent': DELIVERY_USER_AGENT,
+        [DELIVERY_HEADERS.signature]: signatureHeaderValue(order.body, order.endpoint.secret),
+        [DELIVERY_HEADERS.eventId]: order.identity.event_id,
+        [DELIVERY_HEADERS.eventType]: order.identity.event_type,
+        [DELIVERY_HEADERS.deliveryId]: order.identity.delivery_id,
+        [DELIVERY_HEADERS.attempt]: String(attempt),
+      });
+    } finally {
+      this.metrics.inFlight.dec();
+    }
+  }
+
+  private async record(
+    order: AttemptOrder,
+    attempt: number,
+    runAttempt: number,
+    result: AttemptResult,
+  ): Promise<AttemptOutcome> {
+    const attemptedAt = new Date();
+    const delay = result.succeeded
+      ? null
+      : retryDelayAfter(runAttempt, this.policy.retryScheduleMs, this.policy.maxAttempts);
+    const abandoned = !result.succeeded && delay === null;
+    const conclusion: DeliveryConclusion = result.succeeded
+      ? 'succeeded'
+      : abandoned
+        ? 'abandoned'
+        : 'retrying';
+    const data: DeliveryAttempted = {
+      ...order.identity,
+      attempt,
+      run_attempt: runAttempt,
+      succeeded: result.succeeded,
+      status_code: result.statusCode,
+      error_kind: result.errorKind,
+      error_message: result.errorMessage,
+      latency_ms: result.latencyMs,
+      response_excerpt: result.responseExcerpt,
+      attempted_at: attemptedAt.toISOString(),
+      next_attempt_at:
+        delay === null ? null : new Date(attemptedAt.getTime() + delay).toISOString(),
+      abandoned,
+    };
+    const outcome = await this.recorder.record({
+      deliveryId: order.identity.delivery_id,
+      before: order.before,
+      event: { type: DELIVERY_EVENT_TYPES.attempted, data },
+      metadata: { tenant_id: order.identity.tenant_id },
+      payload: order.payload,
+      conclusion: {
+        endpointId: order.identity.endpoint_id,
+        deliveryId: order.identity.delivery_id,
+        conclusion,
+      },
+    });
+    if (outcome.committed) {
+      this.metrics.attempts.inc({
+        outcome: result.succeeded ? 'succeeded' : 'failed',
+        error_kind: result.errorKind ?? 'none',
+      });
+      this.metrics.attemptDuration.observe(
+        { outcome: result.succeeded ? 'succeeded' : 'failed' },
+        result.latencyMs / 1000,
+      );
+      if (abandoned) {
+        this.metrics.deliveriesAbandoned.inc();
+      } else if (!result.succeeded) {
+        this.metrics.retriesScheduled.inc();
+      }
+    }
+    return { ...outcome, conclusion, result };
+  }
+}

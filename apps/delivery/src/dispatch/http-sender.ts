@@ -1,0 +1,101 @@
+import { AttemptResult, errorKindOf, resultOfStatus } from '@svc/deliveries';
+import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent, request } from 'undici';
+import { safeConnector } from './safe-connector';
+
+/** How much of a response body the delivery log keeps. */
+export const RESPONSE_EXCERPT_BYTES = 512;
+/** Past this a response body is not read further: the receiver is misbehaving. */
+const RESPONSE_READ_LIMIT_BYTES = 1024 * 1024;
+
+export interface HttpSenderOptions {
+  timeoutMs: number;
+  allowList: PrivateNetworkAllowList;
+  extraCaFile?: string;
+  connectionsPerOrigin: number;
+}
+
+/**
+ * POSTs deliveries over pooled keep-alive HTTPS connections. An attempt succeeds only on a
+ * 2xx whose whole answer arrived within the timeout, from connecting to the last byte.
+ * Redirects are not followed.
+ */
+export class HttpSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: HttpSenderOptions) {
+    const ca = options.extraCaFile
+      ? [...rootCertificates, readFileSync(options.extraCaFile, 'utf8')]
+      : undefined;
+    this.agent = new Agent({
+      connect: safeConnector(options.allowList, { ca }),
+      connections: options.connectionsPerOrigin,
+      keepAliveTimeout: 30_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      if (!url.startsWith('https://')) {
+        throw Object.assign(new Error('deliveries go over https only'), { code: 'ERR_NOT_HTTPS' });
+      }
+      const response = await request(url, {
+        method: 'POST',
+        body,
+        headers,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      const excerpt = await readExcerpt(response.body);
+      return resultOfStatus(response.statusCode, elapsed(), excerpt);
+    } catch (error) {
+      return {
+        succeeded: false,
+        statusCode: null,
+        errorKind: errorKindOf(error),
+        errorMessage: describe(error),
+        latencyMs: elapsed(),
+        responseExcerpt: null,
+      };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** Reads the answer to its end (it must be complete to count) and keeps its first bytes. */
+async function readExcerpt(body: AsyncIterable<Buffer>): Promise<string | null> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (keptBytes < RESPONSE_EXCERPT_BYTES) {
+      const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    }
+    if (total > RESPONSE_READ_LIMIT_BYTES) {
+      break;
+    }
+  }
+  return keptBytes > 0 ? Buffer.concat(kept).toString('utf8') : null;
+}
+
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && parts.length < 3) {
+    parts.push(current.message);
+    current = current.cause;
+  }
+  return (parts.join(': ') || String(error)).slice(0, 300);
+}

@@ -1,0 +1,206 @@
+import { Logger } from '@nestjs/common';
+import { DeliveryEvent, DeliveryState, projectDeliveryEvents } from '@svc/deliveries';
+import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '@svc/event-store';
+import { DataSource, EntityManager } from 'typeorm';
+import { DeliveryMetrics } from '../delivery-metrics';
+import {
+  EndpointConclusion,
+  recordEndpointStatus,
+  StatusTransition,
+} from './endpoint-status-recorder';
+
+/** The event exactly as received, stored with the first record that needs it. */
+export interface InboundPayload {
+  eventId: string;
+  tenantId: string;
+  type: string;
+  body: string;
+}
+
+/** One event to append to one delivery's stream, with what it implies. */
+export interface DeliveryCommit {
+  deliveryId: string;
+  /** The delivery as the writer saw it; null for a new delivery. */
+  before: DeliveryState | null;
+  event: DeliveryEvent;
+  metadata: Record<string, unknown>;
+  payload?: InboundPayload;
+  conclusion?: EndpointConclusion;
+}
+
+export type CommitOutcome =
+  | { committed: true; state: DeliveryState }
+  /** Another writer got there first (a racing engine); this record was dropped. */
+  | { committed: false };
+
+interface Pending {
+  commit: DeliveryCommit;
+  resolve: (outcome: CommitOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface RecorderOptions {
+  /** Records per transaction at most. */
+  maxBatch: number;
+  /** How long the first record of a batch waits for company. */
+  lingerMs: number;
+  /** Transactions in flight at once. */
+  maxConcurrentCommits: number;
+}
+
+/**
+ * Group commit of delivery records: records arriving together are appended to the log, folded
+ * into the projections, scheduled and turned into endpoint status changes in one transaction.
+ * A caller's promise resolves once its record is durable. When a batch meets a concurrency
+ * conflict, its records are retried one by one so that only the conflicting ones are dropped.
+ */
+export class DeliveryRecorder {
+  private readonly logger = new Logger('DeliveryRecorder');
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private commitsInFlight = 0;
+  private readonly idle: (() => void)[] = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly metrics: DeliveryMetrics,
+    private readonly options: RecorderOptions,
+  ) {}
+
+  record(commit: DeliveryCommit): Promise<CommitOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ commit, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Resolves when every record handed in so far is committed (for shutdown). */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.commitsInFlight > 0) {
+      this.flushSoon(0);
+      await new Promise<void>((resolve) => this.idle.push(resolve));
+    }
+  }
+
+  private schedule(): void {
+    if (this.queue.length >= this.options.maxBatch) {
+      this.flushSoon(0);
+    } else if (!this.timer) {
+      this.flushSoon(this.options.lingerMs);
+    }
+  }
+
+  private flushSoon(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, delayMs);
+  }
+
+  private flush(): void {
+    while (this.queue.length > 0 && this.commitsInFlight < this.options.maxConcurrentCommits) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.commitsInFlight += 1;
+      void this.commitBatch(batch).finally(() => {
+        this.commitsInFlight -= 1;
+        if (this.queue.length > 0) {
+          this.schedule();
+        } else if (this.commitsInFlight === 0) {
+          this.idle.splice(0).forEach((wake) => wake());
+        }
+      });
+    }
+  }
+
+  private async commitBatch(batch: Pending[]): Promise<void> {
+    const started = performance.now();
+    try {
+      const { outcomes, transitions } = await this.dataSource.transaction((manager) =>
+        writeRecords(
+          manager,
+          batch.map((p) => p.commit),
+        ),
+      );
+      this.metrics.commitBatchSize.observe(batch.length);
+      for (const transition of transitions) {
+        this.metrics.endpointTransitions.inc({ to: transition.to });
+        this.logger.log(`endpoint ${transition.endpointId} is now ${transition.to}`);
+      }
+      this.metrics.commitDuration.observe((performance.now() - started) / 1000);
+      batch.forEach((pending, index) => pending.resolve(outcomes[index]));
+    } catch (error) {
+      if (!isConflict(error)) {
+        this.logger.error(
+          `cannot record ${batch.length} delivery records: ${(error as Error).message}`,
+        );
+        batch.forEach((pending) => pending.reject(error));
+        return;
+      }
+      if (batch.length === 1) {
+        batch[0].resolve({ committed: false });
+        return;
+      }
+      for (const pending of batch) {
+        await this.commitBatch([pending]);
+      }
+    }
+  }
+}
+
+function isConflict(error: unknown): boolean {
+  return (
+    error instanceof StreamVersionConflictError ||
+    isUniqueViolation(error, 'deliveries_event_endpoint_key')
+  );
+}
+
+async function writeRecords(
+  manager: EntityManager,
+  commits: DeliveryCommit[],
+): Promise<{ outcomes: CommitOutcome[]; transitions: StatusTransition[] }> {
+  const payloads = new Map(
+    commits.flatMap((c) => (c.payload ? [[c.payload.eventId, c.payload] as const] : [])),
+  );
+  if (payloads.size > 0) {
+    const rows = [...payloads.values()];
+    await manager.query(
+      `INSERT INTO inbound_events (event_id, tenant_id, type, body)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+       ON CONFLICT (event_id) DO NOTHING`,
+      [
+        rows.map((r) => r.eventId),
+        rows.map((r) => r.tenantId),
+        rows.map((r) => r.type),
+        rows.map((r) => r.body),
+      ],
+    );
+  }
+  const appended = await appendToStreams(
+    manager,
+    commits.map((c) => ({
+      streamId: c.deliveryId,
+      expectedVersion: c.before?.version ?? 0,
+      events: [
+        {
+          type: c.event.type,
+          data: c.event.data as unknown as Record<string, unknown>,
+          metadata: c.metadata,
+        },
+      ],
+    })),
+  );
+  const before = new Map(
+    commits.flatMap((c) => (c.before ? [[c.deliveryId, c.before] as const] : [])),
+  );
+  const states = await projectDeliveryEvents(manager, before, appended);
+  const transitions = await recordEndpointStatus(
+    manager,
+    commits.flatMap((c) => (c.conclusion ? [c.conclusion] : [])),
+    appended[0]?.recordedAt ?? new Date(),
+  );
+  return {
+    outcomes: commits.map((c) => ({ committed: true, state: states.get(c.deliveryId)! })),
+    transitions,
+  };
+}

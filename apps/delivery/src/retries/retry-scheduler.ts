@@ -1,0 +1,177 @@
+import { Logger } from '@nestjs/common';
+import { DELIVERY_EVENT_TYPES, DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, In } from 'typeorm';
+import { DeliveryMetrics } from '../delivery-metrics';
+import { AttemptRunner } from '../dispatch/attempt-runner';
+import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
+import { EndpointDirectory } from '../fan-out/endpoint-directory';
+import { DeliveryRecorder } from '../recording/delivery-recorder';
+
+export interface SchedulerOptions {
+  intervalMs: number;
+  /** How long a claim holds before another engine may take the row (covers one attempt and its record). */
+  leaseMs: number;
+  batchSize: number;
+  /** When a claimed delivery's endpoint is at its limit, the claim is pushed back this long. */
+  busyEndpointDelayMs: number;
+  globalMax: number;
+}
+
+const BACKLOG_SAMPLE_MS = 5000;
+
+/**
+ * Makes the attempts whose time has come: retries, first attempts put off for a busy endpoint,
+ * and re-driven deliveries. The waits live in PostgreSQL (delivery_schedule), not in memory or
+ * JetStream, so they survive restarts. Engines claim due rows with FOR UPDATE SKIP LOCKED and a
+ * lease instead of holding a transaction across the HTTP call; a crashed engine's claims expire
+ * and are taken again.
+ */
+export class RetryScheduler {
+  private readonly logger = new Logger('RetryScheduler');
+  private readonly stopping = new AbortController();
+  private loop: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lastBacklogSample = 0;
+
+  constructor(
+    private readonly deps: {
+      dataSource: DataSource;
+      directory: EndpointDirectory;
+      runner: AttemptRunner;
+      recorder: DeliveryRecorder;
+      limits: ConcurrencyLimits;
+      metrics: DeliveryMetrics;
+    },
+    private readonly options: SchedulerOptions,
+  ) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      let claimedFullBatch = false;
+      try {
+        claimedFullBatch = await this.tick();
+      } catch (error) {
+        this.logger.error(`cannot claim due deliveries: ${(error as Error).message}`);
+      }
+      if (!claimedFullBatch) {
+        await sleep(this.options.intervalMs, undefined, { signal: this.stopping.signal }).catch(
+          () => undefined,
+        );
+      }
+    }
+  }
+
+  /** Claims and starts what is due; true when there may be more right away. */
+  private async tick(): Promise<boolean> {
+    await this.sampleBacklog();
+    const room = Math.min(this.options.batchSize, this.options.globalMax - this.inFlight.size);
+    if (room <= 0) {
+      return false;
+    }
+    const claimed: { delivery_id: string }[] = await this.deps.dataSource.query(
+      `UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+         FROM (SELECT delivery_id FROM delivery_schedule
+                WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+                ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS due
+        WHERE s.delivery_id = due.delivery_id
+        RETURNING s.delivery_id`,
+      [room, this.options.leaseMs],
+    );
+    if (claimed.length === 0) {
+      return false;
+    }
+    const ids = claimed.map((row) => row.delivery_id);
+    const deliveries = await this.deps.dataSource
+      .getRepository(DeliveryRecord)
+      .findBy({ id: In(ids) });
+    const bodies = await this.deps.dataSource
+      .getRepository(InboundEvent)
+      .findBy({ eventId: In([...new Set(deliveries.map((d) => d.eventId))]) });
+    const bodyOf = new Map(bodies.map((event) => [event.eventId, event.body]));
+    for (const delivery of deliveries) {
+      const work = this.attempt(delivery, bodyOf.get(delivery.eventId)).catch((error: unknown) => {
+        this.logger.error(
+          `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
+        );
+      });
+      this.inFlight.add(work);
+      void work.finally(() => this.inFlight.delete(work));
+    }
+    return claimed.length === room;
+  }
+
+  private async attempt(delivery: DeliveryRecord, body: string | undefined): Promise<void> {
+    const { directory, recorder, limits, runner } = this.deps;
+    if (delivery.status !== 'pending') {
+      await this.deps.dataSource.query('DELETE FROM delivery_schedule WHERE delivery_id = $1', [
+        delivery.id,
+      ]);
+      return;
+    }
+    const endpoint = await directory.endpoint(delivery.tenantId, delivery.endpointId);
+    if (!endpoint || body === undefined) {
+      await recorder.record({
+        deliveryId: delivery.id,
+        before: delivery,
+        event: {
+          type: DELIVERY_EVENT_TYPES.cancelled,
+          data: {
+            delivery_id: delivery.id,
+            reason: 'endpoint_deleted',
+            cancelled_at: new Date().toISOString(),
+          },
+        },
+        metadata: { tenant_id: delivery.tenantId },
+      });
+      return;
+    }
+    if (!limits.tryReserve(endpoint.id)) {
+      await this.deps.dataSource.query(
+        `UPDATE delivery_schedule SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+          WHERE delivery_id = $1`,
+        [delivery.id, this.options.busyEndpointDelayMs],
+      );
+      return;
+    }
+    try {
+      await limits.acquireGlobal();
+      await runner.run({
+        identity: {
+          delivery_id: delivery.id,
+          event_id: delivery.eventId,
+          endpoint_id: delivery.endpointId,
+          tenant_id: delivery.tenantId,
+          event_type: delivery.eventType,
+        },
+        before: delivery,
+        endpoint,
+        body,
+      });
+    } finally {
+      limits.release(endpoint.id);
+    }
+  }
+
+  private async sampleBacklog(): Promise<void> {
+    if (Date.now() - this.lastBacklogSample < BACKLOG_SAMPLE_MS) {
+      return;
+    }
+    this.lastBacklogSample = Date.now();
+    const [row]: { due: string }[] = await this.deps.dataSource.query(
+      `SELECT count(*) AS due FROM delivery_schedule
+        WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`,
+    );
+    this.deps.metrics.dueBacklog.set(Number(row.due));
+  }
+}

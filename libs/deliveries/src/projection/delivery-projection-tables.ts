@@ -1,0 +1,62 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { DeliveryState, DeliveryStatus } from '../delivery-state';
+
+/** The `deliveries` projection: one row per (event, endpoint), folded from the delivery stream. */
+@Entity({ name: 'deliveries' })
+export class DeliveryRecord implements DeliveryState {
+  @PrimaryColumn({ type: 'text' }) id!: string;
+  @Column({ name: 'event_id', type: 'text' }) eventId!: string;
+  @Column({ name: 'endpoint_id', type: 'text' }) endpointId!: string;
+  @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
+  @Column({ name: 'event_type', type: 'text' }) eventType!: string;
+  @Column({ type: 'text' }) status!: DeliveryStatus;
+  @Column({ type: 'integer' }) attempts!: number;
+  @Column({ name: 'run_attempts', type: 'integer' }) runAttempts!: number;
+  @Column({ name: 'last_attempt_at', type: 'timestamptz', nullable: true })
+  lastAttemptAt!: Date | null;
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt!: Date | null;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
+  @Column({ type: 'integer' }) version!: number;
+}
+
+/** The `delivery_attempts` projection: one row per `delivery.attempted` event, keyed by its log position. */
+@Entity({ name: 'delivery_attempts' })
+export class DeliveryAttemptRecord {
+  @PrimaryColumn({ type: 'bigint' }) position!: string;
+  @Column({ name: 'delivery_id', type: 'text' }) deliveryId!: string;
+  @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
+  @Column({ name: 'endpoint_id', type: 'text' }) endpointId!: string;
+  @Column({ name: 'event_id', type: 'text' }) eventId!: string;
+  @Column({ type: 'integer' }) attempt!: number;
+  @Column({ type: 'boolean' }) succeeded!: boolean;
+  @Column({ name: 'status_code', type: 'integer', nullable: true }) statusCode!: number | null;
+  @Column({ name: 'error_kind', type: 'text', nullable: true }) errorKind!: string | null;
+  @Column({ name: 'error_message', type: 'text', nullable: true }) errorMessage!: string | null;
+  @Column({ name: 'latency_ms', type: 'integer' }) latencyMs!: number;
+  @Column({ name: 'response_excerpt', type: 'text', nullable: true }) responseExcerpt!:
+    string | null;
+  @Column({ name: 'attempted_at', type: 'timestamptz' }) attemptedAt!: Date;
+}
+
+/** Attempts waiting for their time: derived from pending deliveries, claimed by the engines. */
+@Entity({ name: 'delivery_schedule' })
+export class ScheduledDelivery {
+  @PrimaryColumn({ name: 'delivery_id', type: 'text' }) deliveryId!: string;
+  @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
+  @Column({ name: 'endpoint_id', type: 'text' }) endpointId!: string;
+  @Column({ name: 'due_at', type: 'timestamptz' }) dueAt!: Date;
+  @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
+  claimedUntil!: Date | null;
+}
+
+/** What the engine received, byte for byte; retries send the same body. */
+@Entity({ name: 'inbound_events' })
+export class InboundEvent {
+  @PrimaryColumn({ name: 'event_id', type: 'text' }) eventId!: string;
+  @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
+  @Column({ type: 'text' }) type!: string;
+  @Column({ type: 'text' }) body!: string;
+  @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' }) receivedAt!: Date;
+}

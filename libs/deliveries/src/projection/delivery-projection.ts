@@ -1,0 +1,175 @@
+import { readAll, RecordedEvent } from '@svc/event-store';
+import { EntityManager } from 'typeorm';
+import { DELIVERY_EVENT_TYPES, DeliveryAttempted, DeliveryEvent } from '../delivery-events';
+import { applyDeliveryEvent, DeliveryState } from '../delivery-state';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** Upserts delivery rows in one statement. */
+async function upsertDeliveries(manager: EntityManager, states: DeliveryState[]): Promise<void> {
+  if (states.length === 0) {
+    return;
+  }
+  await manager.query(
+    `INSERT INTO deliveries (id, event_id, endpoint_id, tenant_id, event_type, status, attempts, run_attempts,
+                             last_attempt_at, next_attempt_at, created_at, completed_at, version)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+                          $8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::int[])
+     ON CONFLICT (id) DO UPDATE SET
+       status = EXCLUDED.status, attempts = EXCLUDED.attempts, run_attempts = EXCLUDED.run_attempts,
+       last_attempt_at = EXCLUDED.last_attempt_at, next_attempt_at = EXCLUDED.next_attempt_at,
+       completed_at = EXCLUDED.completed_at, version = EXCLUDED.version`,
+    [
+      states.map((s) => s.id),
+      states.map((s) => s.eventId),
+      states.map((s) => s.endpointId),
+      states.map((s) => s.tenantId),
+      states.map((s) => s.eventType),
+      states.map((s) => s.status),
+      states.map((s) => s.attempts),
+      states.map((s) => s.runAttempts),
+      states.map((s) => iso(s.lastAttemptAt)),
+      states.map((s) => iso(s.nextAttemptAt)),
+      states.map((s) => iso(s.createdAt)),
+      states.map((s) => iso(s.completedAt)),
+      states.map((s) => s.version),
+    ],
+  );
+}
+
+async function insertAttempts(
+  manager: EntityManager,
+  attempts: { position: string; data: DeliveryAttempted }[],
+): Promise<void> {
+  if (attempts.length === 0) {
+    return;
+  }
+  const column = <T>(pick: (a: DeliveryAttempted) => T) => attempts.map(({ data }) => pick(data));
+  await manager.query(
+    `INSERT INTO delivery_attempts (position, delivery_id, tenant_id, endpoint_id, event_id, attempt, succeeded,
+                                    status_code, error_kind, error_message, latency_ms, response_excerpt, attempted_at)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::boolean[],
+                          $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::timestamptz[])`,
+    [
+      attempts.map((a) => a.position),
+      column((a) => a.delivery_id),
+      column((a) => a.tenant_id),
+      column((a) => a.endpoint_id),
+      column((a) => a.event_id),
+      column((a) => a.attempt),
+      column((a) => a.succeeded),
+      column((a) => a.status_code),
+      column((a) => a.error_kind),
+      column((a) => a.error_message),
+      column((a) => a.latency_ms),
+      column((a) => a.response_excerpt),
+      column((a) => a.attempted_at),
+    ],
+  );
+}
+
+/** Pending deliveries with a due time are in the schedule, unclaimed; all others are not. */
+async function syncSchedule(manager: EntityManager, states: DeliveryState[]): Promise<void> {
+  const due = states.filter((s) => s.status === 'pending' && s.nextAttemptAt !== null);
+  const done = states.filter((s) => !due.includes(s)).map((s) => s.id);
+  if (due.length > 0) {
+    await manager.query(
+      `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until)
+       SELECT d, t, e, a, NULL FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS u(d, t, e, a)
+       ON CONFLICT (delivery_id) DO UPDATE SET due_at = EXCLUDED.due_at, claimed_until = NULL`,
+      [
+        due.map((s) => s.id),
+        due.map((s) => s.tenantId),
+        due.map((s) => s.endpointId),
+        due.map((s) => iso(s.nextAttemptAt)),
+      ],
+    );
+  }
+  if (done.length > 0) {
+    await manager.query('DELETE FROM delivery_schedule WHERE delivery_id = ANY($1::text[])', [
+      done,
+    ]);
+  }
+}
+
+function fold(before: DeliveryState | null, events: RecordedEvent[]): DeliveryState | null {
+  return events.reduce<DeliveryState | null>(
+    (state, event) => applyDeliveryEvent(state, event as unknown as DeliveryEvent, event.version),
+    before,
+  );
+}
+
+/**
+ * Brings the delivery projections up to date with events just appended (grouped by stream, in
+ * version order), in the transaction of the append. `before` holds each stream's state before
+ * them (absent for new deliveries). Returns the new states.
+ */
+export async function projectDeliveryEvents(
+  manager: EntityManager,
+  before: ReadonlyMap<string, DeliveryState>,
+  appended: RecordedEvent[],
+): Promise<Map<string, DeliveryState>> {
+  const byStream = new Map<string, RecordedEvent[]>();
+  for (const event of appended) {
+    byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
+  }
+  const states = new Map<string, DeliveryState>();
+  for (const [streamId, events] of byStream) {
+    const state = fold(before.get(streamId) ?? null, events);
+    if (state) {
+      states.set(streamId, state);
+    }
+  }
+  const rows = [...states.values()];
+  await upsertDeliveries(manager, rows);
+  await insertAttempts(
+    manager,
+    appended
+      .filter((event) => event.type === DELIVERY_EVENT_TYPES.attempted)
+      .map((event) => ({
+        position: event.position,
+        data: event.data as unknown as DeliveryAttempted,
+      })),
+  );
+  await syncSchedule(manager, rows);
+  return states;
+}
+
+export const DELIVERY_PROJECTION_TABLES = [
+  'deliveries',
+  'delivery_attempts',
+  'delivery_schedule',
+] as const;
+
+/** Drops the delivery projections and folds them again from the whole log. */
+export async function rebuildDeliveryProjections(
+  manager: EntityManager,
+): Promise<{ deliveries: number; attempts: number; scheduled: number }> {
+  await manager.query('DELETE FROM delivery_schedule');
+  await manager.query('DELETE FROM delivery_attempts');
+  await manager.query('DELETE FROM deliveries');
+  const states = new Map<string, DeliveryState | null>();
+  let attempts: { position: string; data: DeliveryAttempted }[] = [];
+  let attemptCount = 0;
+  for await (const event of readAll(manager, { types: Object.values(DELIVERY_EVENT_TYPES) })) {
+    states.set(event.streamId, fold(states.get(event.streamId) ?? null, [event]));
+    if (event.type === DELIVERY_EVENT_TYPES.attempted) {
+      attempts.push({ position: event.position, data: event.data as unknown as DeliveryAttempted });
+      if (attempts.length >= 1000) {
+        await insertAttempts(manager, attempts);
+        attemptCount += attempts.length;
+        attempts = [];
+      }
+    }
+  }
+  await insertAttempts(manager, attempts);
+  attemptCount += attempts.length;
+  const rows = [...states.values()].filter((state): state is DeliveryState => state !== null);
+  for (let start = 0; start < rows.length; start += 1000) {
+    const chunk = rows.slice(start, start + 1000);
+    await upsertDeliveries(manager, chunk);
+    await syncSchedule(manager, chunk);
+  }
+  const scheduled = rows.filter((s) => s.status === 'pending' && s.nextAttemptAt !== null).length;
+  return { deliveries: rows.length, attempts: attemptCount, scheduled };
+}

@@ -1,0 +1,250 @@
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import type { AppConfig } from '@svc/config';
+import { SubjectScheme } from '@svc/contracts';
+import { isDeepStrictEqual } from 'node:util';
+
+export type JetStreamSettings = AppConfig['jetstream'];
+
+/** What provisioning did, by object (`stream NAME`, `consumer STREAM/NAME`), for the logs. */
+export interface ProvisioningSummary {
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+}
+
+export class JetStreamProvisioningError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'JetStreamProvisioningError';
+  }
+}
+
+/** How long JetStream remembers a Nats-Msg-Id, so a publisher's retry is not stored twice. */
+export const EVENTS_DUPLICATE_WINDOW_MS = 2 * 60_000;
+/** Dead letters wait this long for someone to look at them, whatever the events retention. */
+export const DEAD_LETTER_MAX_AGE_MS = 30 * 24 * 3600_000;
+
+type DesiredStream = Pick<StreamConfig, 'name' | 'subjects' | 'retention' | 'storage'> &
+  Partial<Pick<StreamConfig, 'max_age' | 'num_replicas' | 'duplicate_window' | 'discard'>>;
+
+type DesiredConsumer = Required<
+  Pick<
+    ConsumerConfig,
+    | 'durable_name'
+    | 'filter_subject'
+    | 'ack_policy'
+    | 'ack_wait'
+    | 'max_ack_pending'
+    | 'deliver_policy'
+    | 'max_deliver'
+  >
+>;
+
+/** JetStream refuses to change these on an existing stream or consumer. */
+const FIXED_STREAM_FIELDS: readonly string[] = ['storage', 'retention'];
+const FIXED_CONSUMER_FIELDS: readonly string[] = ['deliver_policy', 'ack_policy'];
+
+/** The streams and the consumer the delivery engine needs, as the configuration describes them. */
+export function desiredJetStreamObjects(settings: JetStreamSettings): {
+  events: DesiredStream;
+  deadLetter: DesiredStream;
+  consumer: DesiredConsumer;
+} {
+  const subjects = new SubjectScheme(settings.subjectRoot);
+  return {
+    events: {
+      name: settings.eventsStream,
+      subjects: [subjects.eventsFilter],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: nanos(settings.maxAgeMs),
+      num_replicas: settings.replicas,
+      // The server refuses a duplicate window longer than the retention.
+      duplicate_window: nanos(Math.min(EVENTS_DUPLICATE_WINDOW_MS, settings.maxAgeMs)),
+      discard: DiscardPolicy.Old,
+    },
+    deadLetter: {
+      name: settings.deadLetterStream,
+      subjects: [subjects.deadLetterFilter],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: nanos(DEAD_LETTER_MAX_AGE_MS),
+      num_replicas: settings.replicas,
+    },
+    consumer: {
+      durable_name: settings.consumer,
+      filter_subject: subjects.eventsFilter,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: nanos(settings.ackWaitMs),
+      max_ack_pending: settings.maxAckPending,
+      deliver_policy: DeliverPolicy.All,
+      // Redelivery never stops on its own: the engine parks poison messages itself, and a cap
+      // here would silently drop events whose deliveries merely keep timing out.
+      max_deliver: -1,
+    },
+  };
+}
+
+/**
+ * Creates the events stream, the dead-letter stream and the delivery consumer, or brings existing
+ * ones to the configuration. Safe to run on every start and from several replicas at once.
+ */
+export async function provisionJetStream(
+  nc: NatsConnection,
+  settings: JetStreamSettings,
+): Promise<ProvisioningSummary> {
+  if (settings.replicas > 1 && !nc.info?.cluster) {
+    // A lone server refuses to create such a stream but accepts the update and then keeps one
+    // replica while reporting three, so the check cannot be left to it.
+    throw new JetStreamProvisioningError(
+      `${settings.replicas} stream replicas are configured (EVENTS_STREAM_REPLICAS), but the ` +
+        `NATS server ${nc.getServer()} is not part of a cluster: use 1, or a clustered JetStream`,
+    );
+  }
+  const jsm = await jetstreamManager(nc);
+  const desired = desiredJetStreamObjects(settings);
+  const summary: ProvisioningSummary = { created: [], updated: [], unchanged: [] };
+  for (const stream of [desired.events, desired.deadLetter]) {
+    const outcome = await ensureStream(jsm, stream);
+    summary[outcome].push(`stream ${stream.name}`);
+  }
+  const outcome = await ensureConsumer(jsm, desired.events.name, desired.consumer);
+  summary[outcome].push(`consumer ${desired.events.name}/${desired.consumer.durable_name}`);
+  return summary;
+}
+
+type Outcome = keyof ProvisioningSummary;
+
+async function ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<Outcome> {
+  const label = `stream ${desired.name}`;
+  let existing = await orNotFound(jsm.streams.info(desired.name), JetStreamApiCodes.StreamNotFound);
+  if (!existing) {
+    try {
+      await jsm.streams.add({ ...desired });
+      return 'created';
+    } catch (error) {
+      // Another replica may have created it in the meantime; then it is compared like any other.
+      existing = await orNotFound(jsm.streams.info(desired.name), JetStreamApiCodes.StreamNotFound);
+      if (!existing) {
+        throw new JetStreamProvisioningError(`cannot create ${label}: ${message(error)}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  return updateIfChanged(label, desired, existing.config, FIXED_STREAM_FIELDS, {
+    hint: `recreate it (nats stream rm ${desired.name}) once its events are delivered`,
+    update: (changes) => jsm.streams.update(desired.name, changes),
+  });
+}
+
+async function ensureConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  desired: DesiredConsumer,
+): Promise<Outcome> {
+  const name = desired.durable_name;
+  const label = `consumer ${stream}/${name}`;
+  const lookUp = () =>
+    orNotFound(jsm.consumers.info(stream, name), JetStreamApiCodes.ConsumerNotFound);
+  let existing: ConsumerInfo | null = await lookUp();
+  if (!existing) {
+    try {
+      await jsm.consumers.add(stream, { ...desired });
+      return 'created';
+    } catch (error) {
+      existing = await lookUp();
+      if (!existing) {
+        throw new JetStreamProvisioningError(`cannot create ${label}: ${message(error)}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  if (existing.config.deliver_subject) {
+    throw new JetStreamProvisioningError(
+      `${label} is a push consumer, but the delivery engine pulls: delete it ` +
+        `(nats consumer rm ${stream} ${name}) and provision again`,
+    );
+  }
+  return updateIfChanged(label, desired, existing.config, FIXED_CONSUMER_FIELDS, {
+    hint: `delete it (nats consumer rm ${stream} ${name}) and provision again; it restarts from the first event still in the stream`,
+    update: (changes) => jsm.consumers.update(stream, name, changes),
+  });
+}
+
+async function updateIfChanged<T extends object>(
+  label: string,
+  desired: T,
+  actual: object,
+  fixedFields: readonly string[],
+  how: { hint: string; update: (changes: Partial<T>) => Promise<unknown> },
+): Promise<Outcome> {
+  const current = actual as Record<string, unknown>;
+  const changed = differingFields(desired, actual);
+  if (changed.length === 0) {
+    return 'unchanged';
+  }
+  const fixed = changed.filter((field) => fixedFields.includes(field));
+  if (fixed.length > 0) {
+    const differences = fixed
+      .map((field) => `${field} is ${show(current[field])}, configured ${show(desired[field])}`)
+      .join('; ');
+    throw new JetStreamProvisioningError(
+      `${label} exists with a configuration JetStream cannot change (${differences}): ${how.hint}`,
+    );
+  }
+  const changes: Partial<T> = {};
+  for (const field of changed) {
+    changes[field] = desired[field];
+  }
+  try {
+    await how.update(changes);
+  } catch (error) {
+    throw new JetStreamProvisioningError(
+      `cannot update ${label} (${changed.join(', ')}): ${message(error)}`,
+      { cause: error },
+    );
+  }
+  return 'updated';
+}
+
+function differingFields<T extends object>(desired: T, actual: object): (keyof T & string)[] {
+  const current = actual as Record<string, unknown>;
+  return (Object.keys(desired) as (keyof T & string)[]).filter(
+    (field) => !isDeepStrictEqual(desired[field], current[field]),
+  );
+}
+
+async function orNotFound<T>(lookUp: Promise<T>, notFoundCode: number): Promise<T | null> {
+  try {
+    return await lookUp;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === notFoundCode) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function show(value: unknown): string {
+  return JSON.stringify(value) ?? 'unset';
+}
