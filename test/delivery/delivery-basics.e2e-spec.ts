@@ -3,20 +3,7 @@ import { createHmac } from 'node:crypto';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
 import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { http } from '../support';
-
-const waitFor = async <T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error('condition not met in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+import { waitFor } from '../support/wait-for';
 
 describe('delivering an event (spec 6.1, 6.3)', () => {
   let stack: DeliveryStack;
@@ -33,8 +20,13 @@ describe('delivering an event (spec 6.1, 6.3)', () => {
 
   it('POSTs the envelope, signed over its exact bytes, and records the success', async () => {
     const { tenantId, key } = await stack.newTenant();
-    const endpoint = await stack.registerEndpoint(key, `${receiver.url}/hooks/svc`, { secret: 'known-vector-secret-0001' });
-    const envelope = await stack.publish(tenantId, 'alert.created', { alert_id: 'alr_1', severity: 'high' });
+    const endpoint = await stack.registerEndpoint(key, `${receiver.url}/hooks/svc`, {
+      secret: 'known-vector-secret-0001',
+    });
+    const envelope = await stack.publish(tenantId, 'alert.created', {
+      alert_id: 'alr_1',
+      severity: 'high',
+    });
 
     const [request] = await receiver.waitForRequests(1);
     expect(request.method).toBe('POST');
@@ -53,15 +45,33 @@ describe('delivering an event (spec 6.1, 6.3)', () => {
     expect(verifySignature(request.rawBody, header, 'another-secret-00001')).toBe(false);
 
     const deliveries = await waitFor(async () => {
-      const response = await http(stack.api.baseUrl, 'GET', `/v1/events/${envelope.id}/deliveries`, { key });
+      const response = await http(
+        stack.api.baseUrl,
+        'GET',
+        `/v1/events/${envelope.id}/deliveries`,
+        { key },
+      );
       return response.body.data[0]?.status === 'succeeded' ? response.body.data : null;
     });
     expect(deliveries).toEqual([
-      expect.objectContaining({ event_id: envelope.id, endpoint_id: endpoint.id, status: 'succeeded', attempts: 1 }),
+      expect.objectContaining({
+        event_id: envelope.id,
+        endpoint_id: endpoint.id,
+        status: 'succeeded',
+        attempts: 1,
+      }),
     ]);
-    const attempts = await http(stack.api.baseUrl, 'GET', `/v1/webhooks/${endpoint.id}/attempts`, { key });
+    const attempts = await http(stack.api.baseUrl, 'GET', `/v1/webhooks/${endpoint.id}/attempts`, {
+      key,
+    });
     expect(attempts.body.data).toEqual([
-      expect.objectContaining({ event_id: envelope.id, attempt: 1, outcome: 'succeeded', status_code: 200, error_kind: null }),
+      expect.objectContaining({
+        event_id: envelope.id,
+        attempt: 1,
+        outcome: 'succeeded',
+        status_code: 200,
+        error_kind: null,
+      }),
     ]);
   });
 });

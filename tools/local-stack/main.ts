@@ -6,7 +6,7 @@ import { createDeliveryApplication } from '../../apps/delivery/src/delivery-appl
 import { AppConfig, ConfigError, loadConfig } from '@svc/config';
 import { migrateDatabase } from '@svc/database';
 import { listenService, ServiceDefinition } from '@svc/http';
-import { createLogger } from '@svc/observability';
+import { createLogger, startTracing } from '@svc/observability';
 import type { Logger } from 'pino';
 import { renderBanner, withoutPassword } from './banner';
 import { LocalPostgres } from './embedded-postgres';
@@ -63,6 +63,11 @@ async function main(): Promise<void> {
   });
   const logger = createLogger('local-stack', preliminary.logLevel);
   handleSignals(logger);
+  // One process, three apps: tracing is process-wide, so it starts once, here.
+  const tracing = startTracing('svc-local-stack', {
+    otlpEndpoint: preliminary.tracing.otlpEndpoint,
+  });
+  shutdown.add('tracing', () => tracing.shutdown());
 
   const natsSource = await findNats(env, settings);
   if (shutdown.started) {

@@ -1,17 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from '@svc/config';
-import { createLogger } from '@svc/observability';
+import { createLogger, startTracing } from '@svc/observability';
 import type { Logger } from 'pino';
 
 export interface ServiceDefinition {
   name: string;
   port: (config: AppConfig) => number;
   create: (config: AppConfig, logger: Logger) => Promise<INestApplication>;
-}
-
-export interface ListenServiceOptions {
-  /** Signals that close the app; leave empty when the caller owns the process's signals. */
-  shutdownSignals?: NodeJS.Signals[];
 }
 
 /**
@@ -32,7 +27,36 @@ export async function runService(
     }
     throw error;
   }
-  return listenService(service, config, { shutdownSignals: ['SIGTERM', 'SIGINT'] });
+  // Tracing is process-wide: started here, once, for the one app this process runs.
+  const tracing = startTracing(`svc-${service.name}`, {
+    otlpEndpoint: config.tracing.otlpEndpoint,
+  });
+  const app = await listenService(service, config);
+  exitCleanlyOn(['SIGTERM', 'SIGINT'], async () => {
+    await app.close();
+    await tracing.shutdown();
+  });
+  return app;
+}
+
+/**
+ * On the first of these signals: run `close` (the app's shutdown hooks: finish in-flight work,
+ * flush records, close connections), then exit 0, or 1 if closing failed. Nest's own signal
+ * handling re-raises the signal after closing, which ends the process as killed, not as done.
+ */
+function exitCleanlyOn(signals: NodeJS.Signals[], close: () => Promise<void>): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals.forEach((name) => process.removeListener(name, onSignal));
+    process.stderr.write(`${signal} received: shutting down\n`);
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  signals.forEach((name) => process.once(name, onSignal));
 }
 
 /**
@@ -42,7 +66,6 @@ export async function runService(
 export async function listenService(
   service: ServiceDefinition,
   config: AppConfig,
-  options: ListenServiceOptions = {},
 ): Promise<INestApplication> {
   const logger = createLogger(service.name, config.logLevel);
   if (config.secrets.usingDevelopmentKey) {
@@ -51,9 +74,6 @@ export async function listenService(
     );
   }
   const app = await service.create(config, logger);
-  if (options.shutdownSignals && options.shutdownSignals.length > 0) {
-    app.enableShutdownHooks(options.shutdownSignals);
-  }
   const port = service.port(config);
   await app.listen(port, config.host);
   logger.info({ port, host: config.host }, `${service.name} listening`);

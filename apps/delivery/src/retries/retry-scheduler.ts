@@ -79,7 +79,8 @@ export class RetryScheduler {
     if (room <= 0) {
       return false;
     }
-    const claimed: { delivery_id: string }[] = await this.deps.dataSource.query(
+    // For UPDATE ... RETURNING, TypeORM's query() answers [rows, affected count].
+    const [claimed]: [{ delivery_id: string }[], number] = await this.deps.dataSource.query(
       `UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
          FROM (SELECT delivery_id FROM delivery_schedule
                 WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
