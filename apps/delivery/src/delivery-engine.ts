@@ -23,6 +23,8 @@ import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RetryScheduler } from './retries/retry-scheduler';
 
 const RETRY_START_MS = 2000;
+/** A delivery meeting its endpoint at its concurrency limit is tried again this much later. */
+const BUSY_ENDPOINT_DELAY_MS = 250;
 
 /**
  * Runs the engine for the app's lifetime: once NATS is reachable it provisions the JetStream
@@ -112,7 +114,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       },
       {
         maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
-        busyEndpointDelayMs: 1000,
+        busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
         retryFailedMessageMs: 5000,
       },
     );
@@ -129,7 +131,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
         intervalMs: delivery.schedulerIntervalMs,
         leaseMs: delivery.timeoutMs + 30_000,
         batchSize: 100,
-        busyEndpointDelayMs: 1000,
+        busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
         globalMax: delivery.maxConcurrency,
       },
     );
