@@ -27,6 +27,7 @@ export interface RunningEngine extends RunningApp {
  */
 export interface DeliveryStack {
   api: RunningApi;
+  /** The in-process engine (absent, despite the type, when started with inProcessEngine: false). */
   engine: RunningEngine;
   settings: JetStreamSettings;
   /** The environment both apps were configured with. */
@@ -53,6 +54,7 @@ export interface DeliveryStack {
 
 export async function startDeliveryStack(
   overrides: NodeJS.ProcessEnv = {},
+  options: { inProcessEngine?: boolean } = {},
 ): Promise<DeliveryStack> {
   const database = await createTestDatabase();
   const settings = uniqueJetStreamSettings();
@@ -85,7 +87,11 @@ export async function startDeliveryStack(
     return started;
   };
   const api = await startApi(env, { databaseUrl: database.url });
-  const engine = await startEngine();
+  // Without one, the tests run the engine as a process of its own (test/support/engine-process.ts).
+  const engine =
+    options.inProcessEngine === false
+      ? (undefined as unknown as RunningEngine)
+      : await startEngine();
   const publisher = new EventPublisher(nats, new SubjectScheme(settings.subjectRoot));
   return {
     api,

@@ -23,6 +23,12 @@ import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RetryScheduler } from './retries/retry-scheduler';
 
 const RETRY_START_MS = 2000;
+/**
+ * A claimed attempt must be made and recorded within the delivery timeout plus this; a crashed
+ * engine's claims come back after it. Too short risks a second POST (at least once allows it;
+ * the record of the slower one is dropped), too long delays retries after a crash.
+ */
+const CLAIM_MARGIN_MS = 5000;
 /** A delivery meeting its endpoint at its concurrency limit is tried again this much later. */
 const BUSY_ENDPOINT_DELAY_MS = 250;
 
@@ -129,7 +135,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       },
       {
         intervalMs: delivery.schedulerIntervalMs,
-        leaseMs: delivery.timeoutMs + 30_000,
+        leaseMs: delivery.timeoutMs + CLAIM_MARGIN_MS,
         batchSize: 100,
         busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
         globalMax: delivery.maxConcurrency,
