@@ -69,7 +69,7 @@ describe('the engine as its own process', () => {
     );
     expect(orphans.n).toBe(0);
     const received = new Set(
-      receiver.requests.map((r) => `${r.headers['x-svc-event-id']} ${r.path}`),
+      receiver.requests.map((r) => `${String(r.headers['x-svc-event-id'])} ${r.path}`),
     );
     expect(received.size).toBe(300);
   }, 90_000);

@@ -46,13 +46,16 @@ export async function spawnEngineProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  await waitFor(async () => output.includes('consuming events') || child.exitCode !== null, {
-    timeoutMs: 20_000,
-    what: 'the engine process to consume',
-  });
+  await waitFor(
+    () => Promise.resolve(output.includes('consuming events') || child.exitCode !== null),
+    {
+      timeoutMs: 20_000,
+      what: 'the engine process to consume',
+    },
+  );
   if (child.exitCode !== null) {
     throw new Error(`the engine process exited at start:\n${output}`);
   }

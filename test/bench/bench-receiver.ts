@@ -1,0 +1,134 @@
+/**
+ * The bench's webhook receiver, run as a process of its own (so neither the bench nor the engine
+ * pays for it): one HTTPS server per endpoint port, certificate from the test CA, answering 200
+ * with an empty body at once. It counts requests and, per phase, the delay from the event's
+ * created_at to the moment the whole request had arrived. Driven by its parent over IPC
+ * (receiver-process.ts); it exits when the parent goes away.
+ */
+import { readFileSync } from 'node:fs';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, Server } from 'node:https';
+import { resolve } from 'node:path';
+import { findRepoRoot } from './bench-settings';
+import type { ReceiverCommand, ReceiverReply, ReceiverStats } from './receiver-protocol';
+import { percentile } from './stats';
+
+const CREATED_AT = '"created_at":"';
+
+const tls = resolve(findRepoRoot(), 'test/fixtures/tls');
+const certificate = {
+  cert: readFileSync(resolve(tls, 'server.pem')),
+  key: readFileSync(resolve(tls, 'server-key.pem')),
+};
+
+let phase = 'idle';
+let count = 0;
+let firstAt = 0;
+let lastAt = 0;
+let latencies: number[] = [];
+let expected: number | null = null;
+
+const send = (reply: ReceiverReply) => process.send?.(reply);
+
+function createdAtOf(body: string): number {
+  const start = body.indexOf(CREATED_AT);
+  if (start < 0) {
+    return NaN;
+  }
+  const from = start + CREATED_AT.length;
+  return Date.parse(body.slice(from, body.indexOf('"', from)));
+}
+
+function arrived(body: string): void {
+  const now = Date.now();
+  count += 1;
+  if (count === 1) {
+    firstAt = now;
+  }
+  lastAt = now;
+  const createdAt = createdAtOf(body);
+  if (!Number.isNaN(createdAt)) {
+    latencies.push(now - createdAt);
+  }
+  if (expected !== null && count >= expected) {
+    expected = null;
+    send({ type: 'reached', count, at: now });
+  }
+}
+
+function answer(request: IncomingMessage, response: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    arrived(Buffer.concat(chunks).toString('latin1'));
+    response.writeHead(200, { 'content-length': '0' });
+    response.end();
+  });
+}
+
+function stats(): ReceiverStats {
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    phase,
+    count,
+    firstAt,
+    lastAt,
+    latencyMs: {
+      samples: sorted.length,
+      p50: percentile(sorted, 0.5),
+      p90: percentile(sorted, 0.9),
+      p99: percentile(sorted, 0.99),
+      max: sorted.length > 0 ? sorted[sorted.length - 1] : NaN,
+    },
+  };
+}
+
+process.on('message', (command: ReceiverCommand) => {
+  switch (command.type) {
+    case 'phase':
+      phase = command.name;
+      count = 0;
+      firstAt = 0;
+      lastAt = 0;
+      latencies = [];
+      expected = null;
+      break;
+    case 'expect':
+      if (count >= command.count) {
+        send({ type: 'reached', count, at: lastAt });
+      } else {
+        expected = command.count;
+      }
+      break;
+    case 'stats':
+      send({ type: 'stats', stats: stats() });
+      break;
+  }
+});
+process.on('disconnect', () => process.exit(0));
+
+async function listen(): Promise<number> {
+  const server: Server = createServer(certificate, answer);
+  // Connections stay open between phases, as a receiver behind a keep-alive load balancer would.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 130_000;
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => done());
+  });
+  return (server.address() as { port: number }).port;
+}
+
+async function main(): Promise<void> {
+  const servers = Number(process.argv[2] ?? '1');
+  const ports: number[] = [];
+  for (let index = 0; index < servers; index += 1) {
+    ports.push(await listen());
+  }
+  send({ type: 'ready', ports });
+}
+
+main().catch((error: unknown) => {
+  console.error('bench receiver failed to start', error);
+  process.exit(1);
+});

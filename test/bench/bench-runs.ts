@@ -1,0 +1,198 @@
+import type { EventPublisher } from '@svc/event-publisher';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchEvents } from './bench-events';
+import type { DeliveryLogProbe } from './delivery-log-probe';
+import type { EngineProcess } from './engine-process';
+import { CpuGroups, CpuMeter } from './process-stats';
+import type { ReceiverProcess } from './receiver-process';
+import { MetricsDelta } from './stats';
+
+/** Outstanding publishes at once: EventPublisher awaits each PubAck, so they are overlapped. */
+const PUBLISH_WINDOW = 256;
+
+export interface EngineRunContext {
+  engine: EngineProcess;
+  receiver: ReceiverProcess;
+  probe: DeliveryLogProbe;
+  publisher: EventPublisher;
+  events: BenchEvents;
+  endpoints: number;
+  cpuGroups: CpuGroups;
+  timeoutMs: number;
+}
+
+/** One measured run of the engine, all figures over that run only. */
+export interface EngineRunResult {
+  name: string;
+  events: number;
+  deliveries: number;
+  /** Time to hand every event to JetStream (PubAck received). */
+  publishMs: number;
+  /** First publish to the moment PostgreSQL held every delivery as succeeded (polled, ≤ 10 ms late). */
+  elapsedMs: number;
+  /** First publish to the recorded_at of the newest attempt event (its transaction's start). */
+  elapsedToLastRecordMs: number;
+  deliveriesPerSecond: number;
+  /** Increase of the delivery log over the run, counted in PostgreSQL. */
+  log: {
+    deliveries: number;
+    succeeded: number;
+    attempts: number;
+    failedAttempts: number;
+    deferred: number;
+  };
+  receiver: {
+    requests: number;
+    /** Receiver arrival (the whole request) minus the envelope's created_at, set just before publishing. */
+    latencyMs: { p50: number; p90: number; p99: number; max: number };
+  };
+  /** From the engine's /metrics, increase over the run. */
+  engine: {
+    publishToDeliveredMs: { p50: number; p99: number };
+    attemptDurationMs: { p50: number; p99: number };
+    commits: number;
+    commitBatchSize: { mean: number; p50: number };
+    commitDurationMs: { mean: number; p99: number };
+    deferred: number;
+    attemptsSucceeded: number;
+    attemptsFailed: number;
+    eventLoopLagP99Ms: number;
+  };
+  /** Average cores busy per process group during the run (the machine has os.availableParallelism()). */
+  cpuCores: Record<string, number>;
+}
+
+export async function publishBurst(
+  publisher: EventPublisher,
+  events: BenchEvents,
+  count: number,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      await publisher.publish(events.next());
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PUBLISH_WINDOW, count) }, worker));
+}
+
+/** Publishes `count` events evenly spread at `perSecond`. */
+export async function publishPaced(
+  publisher: EventPublisher,
+  events: BenchEvents,
+  count: number,
+  perSecond: number,
+): Promise<void> {
+  const started = performance.now();
+  const pending: Promise<unknown>[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const wait = started + (index * 1000) / perSecond - performance.now();
+    if (wait > 1) {
+      await sleep(wait);
+    }
+    pending.push(publisher.publish(events.next()));
+  }
+  await Promise.all(pending);
+}
+
+const ms = (seconds: number) => seconds * 1000;
+
+/**
+ * Publishes `events` events (each to every endpoint) and waits until the receiver has had every
+ * delivery and PostgreSQL holds every one as succeeded; the clock runs from the first publish to
+ * that durable state.
+ */
+export async function measureEngineRun(
+  context: EngineRunContext,
+  name: string,
+  events: number,
+  publish: (count: number) => Promise<void>,
+): Promise<EngineRunResult> {
+  const { engine, receiver, probe } = context;
+  const deliveries = events * context.endpoints;
+  receiver.phase(name);
+  const before = await probe.counts();
+  const metricsBefore = await engine.metrics();
+  const cpu = new CpuMeter(context.cpuGroups);
+  const startedAtMs = Date.now();
+  const started = performance.now();
+  await publish(events);
+  const publishMs = performance.now() - started;
+  const deadline = started + context.timeoutMs;
+  const remaining = () => Math.max(1, deadline - performance.now());
+  try {
+    await receiver.reached(deliveries, remaining());
+  } catch (error) {
+    const stats = await receiver.stats();
+    throw new Error(
+      `${name}: ${stats.count} of ${deliveries} deliveries reached the receiver in time ` +
+        `(${(error as Error).message})`,
+    );
+  }
+  let doneAt = NaN;
+  while (Number.isNaN(doneAt)) {
+    const succeeded = (await probe.succeeded()) - before.succeeded;
+    if (succeeded >= deliveries) {
+      doneAt = performance.now();
+    } else if (remaining() <= 1) {
+      throw new Error(`${name}: ${succeeded} of ${deliveries} deliveries recorded as succeeded`);
+    } else {
+      await sleep(10);
+    }
+  }
+  const cpuCores = cpu.coresUsed();
+  const elapsedMs = doneAt - started;
+  const after = await probe.counts();
+  const metrics = new MetricsDelta(metricsBefore, await engine.metrics());
+  const stats = await receiver.stats();
+  return {
+    name,
+    events,
+    deliveries,
+    publishMs,
+    elapsedMs,
+    elapsedToLastRecordMs: after.lastAttemptRecordedAt - startedAtMs,
+    deliveriesPerSecond: deliveries / (elapsedMs / 1000),
+    log: {
+      deliveries: after.deliveries - before.deliveries,
+      succeeded: after.succeeded - before.succeeded,
+      attempts: after.attempts - before.attempts,
+      failedAttempts: after.failedAttempts - before.failedAttempts,
+      deferred: after.deferred - before.deferred,
+    },
+    receiver: {
+      requests: stats.count,
+      latencyMs: {
+        p50: stats.latencyMs.p50,
+        p90: stats.latencyMs.p90,
+        p99: stats.latencyMs.p99,
+        max: stats.latencyMs.max,
+      },
+    },
+    engine: {
+      publishToDeliveredMs: {
+        p50: ms(metrics.histogramQuantile('svc_delivery_publish_to_delivered_seconds', 0.5)),
+        p99: ms(metrics.histogramQuantile('svc_delivery_publish_to_delivered_seconds', 0.99)),
+      },
+      attemptDurationMs: {
+        p50: ms(metrics.histogramQuantile('svc_delivery_attempt_duration_seconds', 0.5)),
+        p99: ms(metrics.histogramQuantile('svc_delivery_attempt_duration_seconds', 0.99)),
+      },
+      commits: metrics.increase('svc_delivery_commit_batch_size_count'),
+      commitBatchSize: {
+        mean: metrics.histogramMean('svc_delivery_commit_batch_size'),
+        p50: metrics.histogramQuantile('svc_delivery_commit_batch_size', 0.5),
+      },
+      commitDurationMs: {
+        mean: ms(metrics.histogramMean('svc_delivery_commit_duration_seconds')),
+        p99: ms(metrics.histogramQuantile('svc_delivery_commit_duration_seconds', 0.99)),
+      },
+      deferred: metrics.increase('svc_delivery_deliveries_deferred_total'),
+      attemptsSucceeded: metrics.increase('svc_delivery_attempts_total', { outcome: 'succeeded' }),
+      attemptsFailed: metrics.increase('svc_delivery_attempts_total', { outcome: 'failed' }),
+      eventLoopLagP99Ms: ms(metrics.latest('nodejs_eventloop_lag_p99_seconds')),
+    },
+    cpuCores,
+  };
+}
