@@ -1,7 +1,12 @@
+import { jetstream } from '@nats-io/jetstream';
+import { SubjectScheme } from '@svc/contracts';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { http, RunningApp, startApi, startAuth, startDelivery } from '@svc/testing';
+import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
+import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { waitFor } from '../support/wait-for';
 import {
   Exposition,
   namesInGrafanaVariableQuery,
@@ -14,8 +19,8 @@ import {
 /**
  * deploy/ must only query what the apps really export: this starts the three real apps, scrapes
  * their /metrics, and checks every PromQL expression of the Grafana dashboard and the Prometheus
- * alert rules against what they export. It also checks deploy/kubernetes for structure, without
- * kubectl.
+ * alert rules against what they export, both as freshly started and, for the delivery engine,
+ * after real work. It also checks deploy/kubernetes for structure, without kubectl.
  */
 
 const ROOT = resolve(__dirname, '../..');
@@ -319,19 +324,100 @@ async function readyStatus(baseUrl: string): Promise<number> {
   }
 }
 
+/** The value of one sample of a scrape whose labels include `labels`, or undefined. */
+function sampleValue(
+  text: string,
+  metric: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  for (const line of text.split('\n')) {
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!sample || sample[1] !== metric) continue;
+    const present = new Map(
+      [...(sample[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map(
+        ([, name, value]) => [name, value],
+      ),
+    );
+    if (Object.entries(labels).every(([name, value]) => present.get(name) === value)) {
+      return Number(sample[3]);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What the delivery engine must have counted after exerciseDeliveryEngine(): one event to two
+ * endpoints (one answers 200, the other 500 twice: a retry, then abandoned with
+ * DELIVERY_MAX_ATTEMPTS=2, which degrades the endpoint) and one message that is not JSON.
+ */
+const ENGINE_AT_WORK: [metric: string, labels: Record<string, string>, value: number][] = [
+  ['svc_delivery_events_received_total', {}, 2],
+  ['svc_delivery_events_rejected_total', { reason: 'invalid-json' }, 1],
+  ['svc_delivery_attempts_total', { outcome: 'succeeded', error_kind: 'none' }, 1],
+  ['svc_delivery_attempts_total', { outcome: 'failed', error_kind: 'http_status' }, 2],
+  ['svc_delivery_attempt_duration_seconds_count', { outcome: 'succeeded' }, 1],
+  ['svc_delivery_attempt_duration_seconds_count', { outcome: 'failed' }, 2],
+  ['svc_delivery_retries_scheduled_total', {}, 1],
+  ['svc_delivery_deliveries_abandoned_total', {}, 1],
+  ['svc_delivery_endpoint_status_transitions_total', { to: 'degraded' }, 1],
+  ['svc_delivery_publish_to_delivered_seconds_count', {}, 1],
+];
+
+/** Real traffic through the real engine; resolves with its scrape once everything is counted. */
+async function exerciseDeliveryEngine(
+  stack: DeliveryStack,
+  receiver: HttpsReceiver,
+): Promise<string> {
+  const { tenantId, key } = await stack.newTenant();
+  await stack.registerEndpoint(key, `${receiver.url}/ok`);
+  await stack.registerEndpoint(key, `${receiver.url}/failing`);
+  await stack.publish(tenantId);
+  const subjects = new SubjectScheme(stack.settings.subjectRoot);
+  await jetstream(stack.nats).publish(
+    subjects.event(tenantId, 'alert.created'),
+    '{"id": "evt_broken", ',
+  );
+  return waitFor(
+    async () => {
+      const { text } = await http(stack.engine.baseUrl, 'GET', '/metrics');
+      const done = ENGINE_AT_WORK.every(
+        ([metric, labels, value]) => (sampleValue(text, metric, labels) ?? 0) >= value,
+      );
+      return done && (sampleValue(text, 'svc_delivery_commit_batch_size_count') ?? 0) > 0 && text;
+    },
+    { what: 'the delivery engine to count one success, one abandonment and one rejection' },
+  );
+}
+
 describe('dashboard and alert queries use only metrics the apps export', () => {
   let apps: Pick<RunningApp, 'name' | 'baseUrl' | 'close'>[] = [];
+  let stack: DeliveryStack | undefined;
+  let receiver: HttpsReceiver | undefined;
+  /** api, auth and a delivery engine, all freshly started. */
   const exported: Exposition = { metrics: new Set(), labels: new Set() };
   const scrapes = new Map<string, string>();
+  /** api and auth as above, and a delivery engine after real work (exerciseDeliveryEngine). */
+  const exportedAtWork: Exposition = { metrics: new Set(), labels: new Set() };
+  let engineAtWork = '';
 
   beforeAll(async () => {
-    const started = await Promise.allSettled([startApi(), startAuth(), startDelivery()]);
-    const [api, auth, delivery] = started;
+    const started = await Promise.allSettled([
+      startApi(),
+      startAuth(),
+      startDelivery(),
+      startDeliveryStack({ DELIVERY_MAX_ATTEMPTS: '2' }),
+      startHttpsReceiver({
+        behaviour: (request) => ({ status: request.path === '/failing' ? 500 : 200 }),
+      }),
+    ]);
+    const [api, auth, delivery, deliveryStack, httpsReceiver] = started;
     apps = [
       api.status === 'fulfilled' && { ...api.value, name: 'api' },
       auth.status === 'fulfilled' && auth.value,
       delivery.status === 'fulfilled' && delivery.value,
     ].filter((app) => app !== false);
+    stack = deliveryStack.status === 'fulfilled' ? deliveryStack.value : undefined;
+    receiver = httpsReceiver.status === 'fulfilled' ? httpsReceiver.value : undefined;
     const failure = started.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
 
@@ -345,11 +431,14 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
       expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
       scrapes.set(app.name, scrape.text);
       parseExposition(scrape.text, exported);
+      if (app.name !== 'delivery') parseExposition(scrape.text, exportedAtWork);
     }
+    engineAtWork = await exerciseDeliveryEngine(stack!, receiver!);
+    parseExposition(engineAtWork, exportedAtWork);
   });
 
   afterAll(async () => {
-    await Promise.all(apps.map((app) => app.close()));
+    await Promise.all([...apps.map((app) => app.close()), receiver?.close(), stack?.close()]);
   });
 
   it('scrapes each app, labelled with its own app name', () => {
@@ -390,9 +479,56 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
         'http_requests_total',
         'nodejs_eventloop_lag_p99_seconds',
         'process_resident_memory_bytes',
+        'svc_delivery_attempts_total',
+        'svc_delivery_due_backlog',
+        'svc_delivery_events_rejected_total',
+        'svc_delivery_publish_to_delivered_seconds_bucket',
         'up',
       ]),
     );
+  });
+
+  it('a fresh delivery engine exports every labelled series at zero (increase() sees the first one)', () => {
+    const fresh = scrapes.get('delivery')!;
+    const expected: [string, Record<string, string>][] = [
+      ...['invalid-json', 'invalid-envelope', 'subject-mismatch'].map(
+        (reason): [string, Record<string, string>] => [
+          'svc_delivery_events_rejected_total',
+          { reason },
+        ],
+      ),
+      ['svc_delivery_attempts_total', { outcome: 'succeeded', error_kind: 'none' }],
+      ['svc_delivery_attempts_total', { outcome: 'failed', error_kind: 'http_status' }],
+      ['svc_delivery_attempts_total', { outcome: 'failed', error_kind: 'timeout' }],
+      ['svc_delivery_attempts_total', { outcome: 'failed', error_kind: 'secret_unavailable' }],
+      ['svc_delivery_attempt_duration_seconds_count', { outcome: 'succeeded' }],
+      ['svc_delivery_attempt_duration_seconds_bucket', { outcome: 'failed', le: '+Inf' }],
+      ['svc_delivery_endpoint_status_transitions_total', { to: 'degraded' }],
+      ['svc_delivery_endpoint_status_transitions_total', { to: 'active' }],
+    ];
+    expect(
+      expected.map(([metric, labels]) => [metric, labels, sampleValue(fresh, metric, labels)]),
+    ).toEqual(expected.map(([metric, labels]) => [metric, labels, 0]));
+  });
+
+  it('the delivery engine at work counted exactly what it did', () => {
+    expect(
+      ENGINE_AT_WORK.map(([metric, labels]) => [
+        metric,
+        labels,
+        sampleValue(engineAtWork, metric, labels),
+      ]),
+    ).toEqual(ENGINE_AT_WORK);
+    expect(sampleValue(engineAtWork, 'svc_delivery_commit_duration_seconds_count')).toBeGreaterThan(
+      0,
+    );
+  });
+
+  it('every metric and label name they use is exported by the delivery engine at work too', () => {
+    expect(unknownNames([...dashboardQueries(), ...ruleQueries()], exportedAtWork)).toEqual({
+      metrics: [],
+      labels: [],
+    });
   });
 
   it('every metric name in the dashboard and the alert rules is exported by some app', () => {
@@ -444,6 +580,11 @@ describe('alert rules', () => {
         'SvcWebhooksApiHigh5xxRatio',
         'SvcWebhooksApiLatencyP99High',
         'SvcWebhooksAppDown',
+        'SvcWebhooksDeliveriesAbandoned',
+        'SvcWebhooksDeliveryDeadLetters',
+        'SvcWebhooksDeliveryDueBacklogHigh',
+        'SvcWebhooksDeliveryFailureRatioHigh',
+        'SvcWebhooksDeliveryLatencyP99High',
         'SvcWebhooksEventLoopLagHigh',
       ]),
     );

@@ -1,5 +1,18 @@
 import { ATTEMPT_ERROR_KINDS } from '@svc/deliveries';
+import type { EndpointStatus } from '@svc/webhook-endpoints';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RejectionReason } from './intake/dead-letter';
+
+/** Every label value, so each series exists (at zero) from the start; see the constructor. */
+const REJECTION_REASONS = Object.keys({
+  'invalid-json': true,
+  'invalid-envelope': true,
+  'subject-mismatch': true,
+} satisfies Record<RejectionReason, true>);
+const ENDPOINT_STATUSES = Object.keys({
+  active: true,
+  degraded: true,
+} satisfies Record<EndpointStatus, true>);
 
 /** The engine's own metrics (README, "Metrics"); labels are bounded: no ids. */
 export class DeliveryMetrics {
@@ -17,6 +30,12 @@ export class DeliveryMetrics {
   readonly inFlight: Gauge;
   readonly dueBacklog: Gauge;
 
+  /**
+   * Labelled series are created at zero for every label value: a series that first appears at 1
+   * is invisible to rate() and increase(), so an alert would miss the first rejection or failure
+   * after each start, and ratios would have nothing to divide. prom-client's `.labels(...)` creates
+   * nothing until the first inc() or observe(); `inc(labels, 0)` and `zero(labels)` do.
+   */
   constructor(registry: Registry) {
     const registers = [registry];
     this.eventsReceived = new Counter({
@@ -30,6 +49,9 @@ export class DeliveryMetrics {
       labelNames: ['reason'],
       registers,
     });
+    for (const reason of REJECTION_REASONS) {
+      this.eventsRejected.inc({ reason }, 0);
+    }
     this.attempts = new Counter({
       name: 'svc_delivery_attempts_total',
       help: 'Delivery attempts recorded, by outcome (succeeded, failed) and error kind (none on success).',
@@ -37,9 +59,9 @@ export class DeliveryMetrics {
       registers,
     });
     for (const kind of ATTEMPT_ERROR_KINDS) {
-      this.attempts.labels('failed', kind);
+      this.attempts.inc({ outcome: 'failed', error_kind: kind }, 0);
     }
-    this.attempts.labels('succeeded', 'none');
+    this.attempts.inc({ outcome: 'succeeded', error_kind: 'none' }, 0);
     this.attemptDuration = new Histogram({
       name: 'svc_delivery_attempt_duration_seconds',
       help: 'Time of one attempt, from connecting to the last byte of the answer.',
@@ -47,6 +69,9 @@ export class DeliveryMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    for (const outcome of ['succeeded', 'failed']) {
+      this.attemptDuration.zero({ outcome });
+    }
     this.deliveriesAbandoned = new Counter({
       name: 'svc_delivery_deliveries_abandoned_total',
       help: 'Deliveries abandoned after their last attempt failed.',
@@ -74,6 +99,9 @@ export class DeliveryMetrics {
       labelNames: ['to'],
       registers,
     });
+    for (const to of ENDPOINT_STATUSES) {
+      this.endpointTransitions.inc({ to }, 0);
+    }
     this.commitBatchSize = new Histogram({
       name: 'svc_delivery_commit_batch_size',
       help: 'Delivery records written per transaction (group commit).',
