@@ -16,7 +16,14 @@ export interface BenchReport {
   };
   rounds: RoundResult[];
   paced: (EngineRunResult & { eventsPerSecond: number }) | null;
-  engineMemory: { peakRssMiB: number; rssAfterWarmupMiB: number; rssAtEndMiB: number };
+  engineMemory: {
+    peakRssMiB: number;
+    rssAfterWarmupMiB: number;
+    rssAtEndMiB: number;
+    /** From the engine's /metrics at the end (prom-client's nodejs_heap_size_*_bytes). */
+    heapUsedAtEndMiB: number;
+    heapTotalAtEndMiB: number;
+  };
   engineExitCode: number | null;
   summary: {
     rawDeliveriesPerSecond: number;
@@ -71,91 +78,86 @@ export function formatReport(report: BenchReport): string {
   const lines: string[] = [];
   lines.push(
     `delivery bench: ${s.endpoints} endpoints (all answer 200), ${s.bodyBytes}-byte events, ` +
-      `concurrency ${s.concurrency} (${s.perEndpoint} per endpoint), ${report.machine.cpus} CPUs, Node ${report.machine.node}`,
+      `concurrency ${s.concurrency} (${s.perEndpoint} per endpoint), ` +
+      `${report.machine.cpus} CPUs, Node ${report.machine.node}`,
   );
   lines.push('');
-  const header: [string, ...string[]] = [
-    '',
-    ...report.rounds.flatMap((_, i) => [`raw #${i + 1}`, `engine #${i + 1}`]),
-  ];
-  const row = (
-    label: string,
-    raw: (r: RoundResult) => string,
-    engine: (r: RoundResult) => string,
-  ): [string, ...string[]] => [
-    label,
-    ...report.rounds.flatMap((round) => [raw(round), engine(round)]),
+  type Cell = (round: RoundResult) => string;
+  const none: Cell = () => '';
+  const rows: [string, Cell, Cell][] = [
+    ['deliveries', (r) => int(r.raw.requests), (r) => int(r.engine.deliveries)],
+    ['elapsed (s)', (r) => dec(r.raw.elapsedMs / 1000), (r) => dec(r.engine.elapsedMs / 1000)],
+    [
+      'deliveries/s',
+      (r) => int(r.raw.deliveriesPerSecond),
+      (r) => int(r.engine.deliveriesPerSecond),
+    ],
+    ['ratio to raw ceiling', none, (r) => dec(r.ratio)],
+    [
+      'requests at the receiver',
+      (r) => int(r.raw.requests),
+      (r) => int(r.engine.receiver.requests),
+    ],
+    [
+      'PostgreSQL: attempts / succeeded',
+      none,
+      (r) => `${int(r.engine.log.attempts)} / ${int(r.engine.log.succeeded)}`,
+    ],
+    [
+      'failed POSTs / attempts',
+      (r) => int(r.raw.failures),
+      (r) => int(r.engine.log.failedAttempts),
+    ],
+    ['deferred (endpoint busy)', none, (r) => int(r.engine.log.deferred)],
+    ['publish time (s)', none, (r) => dec(r.engine.publishMs / 1000)],
+    [
+      'latency p50 / p99 (ms)',
+      (r) => `${int(r.raw.roundTripMs.p50)} / ${int(r.raw.roundTripMs.p99)}`,
+      (r) => `${int(r.engine.receiver.latencyMs.p50)} / ${int(r.engine.receiver.latencyMs.p99)}`,
+    ],
+    [
+      '  engine histogram p50 / p99 (ms)',
+      none,
+      (r) =>
+        `${int(r.engine.engine.publishToDeliveredMs.p50)} / ${int(r.engine.engine.publishToDeliveredMs.p99)}`,
+    ],
+    [
+      'HTTP attempt p50 / p99 (ms)',
+      none,
+      (r) =>
+        `${dec(r.engine.engine.attemptDurationMs.p50, 1)} / ${dec(r.engine.engine.attemptDurationMs.p99, 1)}`,
+    ],
+    [
+      'commits, mean batch, mean/p99 ms',
+      none,
+      (r) =>
+        `${int(r.engine.engine.commits)}, ${dec(r.engine.engine.commitBatchSize.mean, 1)}, ` +
+        `${dec(r.engine.engine.commitDurationMs.mean, 1)}/${dec(r.engine.engine.commitDurationMs.p99, 1)}`,
+    ],
+    ['event-loop lag p99 (ms)', none, (r) => dec(r.engine.engine.eventLoopLagP99Ms, 1)],
   ];
   lines.push(
     table([
-      header,
-      row(
-        'deliveries',
-        (r) => int(r.raw.requests),
-        (r) => `${int(r.engine.deliveries)}`,
-      ),
-      row(
-        'elapsed (s)',
-        (r) => dec(r.raw.elapsedMs / 1000),
-        (r) => dec(r.engine.elapsedMs / 1000),
-      ),
-      row(
-        'deliveries/s',
-        (r) => int(r.raw.deliveriesPerSecond),
-        (r) => int(r.engine.deliveriesPerSecond),
-      ),
-      row(
-        'ratio to raw ceiling',
-        () => '',
-        (r) => dec(r.ratio),
-      ),
-      row(
-        'failures / failed attempts',
-        (r) => int(r.raw.failures),
-        (r) => int(r.engine.log.failedAttempts),
-      ),
-      row(
-        'PostgreSQL: attempts / succeeded',
-        () => '',
-        (r) => `${int(r.engine.log.attempts)} / ${int(r.engine.log.succeeded)}`,
-      ),
-      row(
-        'deferred (endpoint busy)',
-        () => '',
-        (r) => int(r.engine.log.deferred),
-      ),
-      row(
-        'publish time (s)',
-        () => '',
-        (r) => dec(r.engine.publishMs / 1000),
-      ),
-      row(
-        'latency p50 / p99 (ms)',
-        (r) => `${int(r.raw.roundTripMs.p50)} / ${int(r.raw.roundTripMs.p99)}`,
-        (r) => `${int(r.engine.receiver.latencyMs.p50)} / ${int(r.engine.receiver.latencyMs.p99)}`,
-      ),
-      row(
-        '  engine histogram p50 / p99 (ms)',
-        () => '',
-        (r) =>
-          `${int(r.engine.engine.publishToDeliveredMs.p50)} / ${int(r.engine.engine.publishToDeliveredMs.p99)}`,
-      ),
-      row(
-        'commits, mean batch, mean/p99 ms',
-        () => '',
-        (r) =>
-          `${int(r.engine.engine.commits)}, ${dec(r.engine.engine.commitBatchSize.mean, 1)}, ` +
-          `${dec(r.engine.engine.commitDurationMs.mean, 1)}/${dec(r.engine.engine.commitDurationMs.p99, 1)}`,
-      ),
+      ['', ...report.rounds.flatMap((_, i) => [`raw #${i + 1}`, `engine #${i + 1}`])],
+      ...rows.map(([label, raw, engine]): [string, ...string[]] => [
+        label,
+        ...report.rounds.flatMap((round) => [raw(round), engine(round)]),
+      ]),
     ]),
   );
   lines.push('');
   lines.push(
-    "latency: raw = client round trip; engine = receiver arrival minus the event's created_at " +
-      '(set just before publishing), every event published at once, so it includes the queue;',
+    'deliveries/s: engine = deliveries PostgreSQL holds as succeeded / (first publish -> all of them durable);',
   );
   lines.push(
-    '  engine histogram = svc_delivery_publish_to_delivered_seconds (JetStream time to success recorded).',
+    '  raw = undici Agent POSTs of the same signed bodies to the same receiver, nothing recorded.',
+  );
+  lines.push(
+    "latency: raw = client round trip; engine = receiver arrival minus the event's created_at " +
+      '(set just before publishing); all events are published at once, so it includes the queue.',
+  );
+  lines.push(
+    '  engine histogram = svc_delivery_publish_to_delivered_seconds (JetStream time to success recorded; coarse buckets).',
   );
   for (const [index, round] of report.rounds.entries()) {
     lines.push(`CPU cores busy, raw #${index + 1}: ${cores(round.raw.cpuCores)}`);
@@ -174,15 +176,19 @@ export function formatReport(report: BenchReport): string {
     lines.push(`  CPU cores busy: ${cores(p.cpuCores)}`);
   }
   lines.push('');
+  const memory = report.engineMemory;
   lines.push(
-    `engine peak RSS (VmHWM): ${dec(report.engineMemory.peakRssMiB, 1)} MiB ` +
-      `(after warm-up ${dec(report.engineMemory.rssAfterWarmupMiB, 1)} MiB, at the end ${dec(report.engineMemory.rssAtEndMiB, 1)} MiB); ` +
+    `engine peak RSS (VmHWM): ${dec(memory.peakRssMiB, 1)} MiB ` +
+      `(after warm-up ${dec(memory.rssAfterWarmupMiB, 1)} MiB, at the end ${dec(memory.rssAtEndMiB, 1)} MiB, ` +
+      `V8 heap used/total ${dec(memory.heapUsedAtEndMiB, 1)}/${dec(memory.heapTotalAtEndMiB, 1)} MiB); ` +
       `exit code after SIGTERM: ${report.engineExitCode}`,
   );
   const sum = report.summary;
   lines.push(
-    `RESULT: engine ${int(sum.engineDeliveriesPerSecond)} deliveries/s durable, raw ceiling ${int(sum.rawDeliveriesPerSecond)}/s, ` +
-      `ratio ${dec(sum.ratio)} (target >= ${sum.target}: ${sum.meetsTarget ? 'met' : 'NOT met'})`,
+    `RESULT (median of ${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}): ` +
+      `engine ${int(sum.engineDeliveriesPerSecond)} deliveries/s durable, ` +
+      `raw ceiling ${int(sum.rawDeliveriesPerSecond)}/s, ratio ${dec(sum.ratio)} ` +
+      `(target >= ${sum.target}: ${sum.meetsTarget ? 'met' : 'NOT met'})`,
   );
   return lines.join('\n');
 }

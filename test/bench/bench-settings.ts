@@ -70,13 +70,13 @@ export function findRepoRoot(from: string = __dirname): string {
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   const repoRoot = findRepoRoot();
   return {
-    events: integer(env, 'BENCH_EVENTS', 600, 1),
+    events: integer(env, 'BENCH_EVENTS', 500, 1),
     warmupEvents: integer(env, 'BENCH_WARMUP_EVENTS', 40, 0),
     endpoints: integer(env, 'BENCH_ENDPOINTS', 100, 1),
     concurrency: integer(env, 'BENCH_CONCURRENCY', 256, 1),
     perEndpoint: integer(env, 'BENCH_PER_ENDPOINT', 8, 1),
     bodyBytes: integer(env, 'BENCH_BODY_BYTES', 1024, 400),
-    rounds: integer(env, 'BENCH_ROUNDS', 1, 1),
+    rounds: integer(env, 'BENCH_ROUNDS', 2, 1),
     pacedSeconds: integer(env, 'BENCH_PACED_SECONDS', 10, 0),
     pacedLoad: fraction(env, 'BENCH_PACED_LOAD', 0.5),
     timeoutSeconds: integer(env, 'BENCH_TIMEOUT_SECONDS', 300, 10),

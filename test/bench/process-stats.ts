@@ -3,13 +3,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Linux's USER_HZ: /proc times are in these ticks. */
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds (user + system, all threads) a process has used so far; NaN once it is gone. */
-export function cpuSecondsOf(pid: number): number {
+/**
+ * CPU seconds (user + system, all threads) a process has used so far, or only its system
+ * (kernel) part; NaN once it is gone.
+ */
+export function cpuSecondsOf(pid: number, part: 'all' | 'system' = 'all'): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    const system = Number(fields[12]);
+    return (part === 'system' ? system : Number(fields[11]) + system) / TICKS_PER_SECOND;
   } catch {
     return NaN;
   }
@@ -41,48 +45,85 @@ export function memoryOf(pid: number): { peakRssMiB: number; rssMiB: number } {
   return { peakRssMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
 }
 
-export type CpuGroups = Record<string, () => number>;
+/** CPU seconds used so far by a group of processes, per process id. */
+export type CpuGroups = Record<string, () => Map<number, number>>;
 
-/** CPU used by groups of processes between two moments. */
+/**
+ * CPU used by groups of processes between two moments. Per process: a process that started
+ * meanwhile counts whole; one that ended meanwhile (a short-lived PostgreSQL backend) is lost.
+ */
 export class CpuMeter {
-  private readonly start: Record<string, number>;
+  private readonly start: Record<string, Map<number, number>>;
+  private readonly machineStart = machineTicks();
   private readonly startedAt = performance.now();
 
   constructor(private readonly groups: CpuGroups) {
     this.start = Object.fromEntries(Object.entries(groups).map(([name, read]) => [name, read()]));
   }
 
-  /** Cores used on average by each group since the meter started (1.0 = one core busy). */
+  /**
+   * Cores used on average by each group since the meter started (1.0 = one core busy; a
+   * ` (kernel)` entry is the system part of the group before it, not more), plus
+   * `other`: what the rest of the machine used meanwhile (other processes, interrupts), and
+   * `steal`: time the hypervisor gave to other machines.
+   */
   coresUsed(): Record<string, number> {
     const seconds = (performance.now() - this.startedAt) / 1000;
-    return Object.fromEntries(
-      Object.entries(this.groups).map(([name, read]) => [
-        name,
-        (read() - this.start[name]) / seconds,
-      ]),
+    const used: Record<string, number> = Object.fromEntries(
+      Object.entries(this.groups).map(([name, read]) => {
+        let total = 0;
+        for (const [pid, cpu] of read()) {
+          total += cpu - (this.start[name].get(pid) ?? 0);
+        }
+        return [name, total / seconds];
+      }),
     );
+    const machine = machineTicks();
+    const ours = Object.entries(used)
+      .filter(([name]) => !name.endsWith(' (kernel)'))
+      .reduce((total, [, value]) => total + value, 0);
+    const busy = (machine.busy - this.machineStart.busy) / TICKS_PER_SECOND / seconds;
+    used.other = Math.max(0, busy - ours);
+    used.steal = (machine.steal - this.machineStart.steal) / TICKS_PER_SECOND / seconds;
+    return used;
   }
+}
+
+/** Busy and stolen ticks of all CPUs together, from the first line of /proc/stat. */
+function machineTicks(): { busy: number; steal: number } {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return { busy: user + nice + system + irq + softirq, steal };
+}
+
+function cpuOf(pids: number[], part: 'all' | 'system' = 'all'): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const pid of pids) {
+    const seconds = cpuSecondsOf(pid, part);
+    if (!Number.isNaN(seconds)) {
+      cpu.set(pid, seconds);
+    }
+  }
+  return cpu;
 }
 
 /** The groups the bench watches: its own process, the receiver, the engine, PostgreSQL and NATS. */
 export function benchCpuGroups(pids: { receiver: number; engine?: number }): CpuGroups {
-  const sumOf = (command: string) => () =>
-    pidsNamed(command)
-      .map(cpuSecondsOf)
-      .filter((value) => !Number.isNaN(value))
-      .reduce((total, value) => total + value, 0);
   const groups: CpuGroups = {
-    bench: () => {
-      const usage = process.cpuUsage();
-      return (usage.user + usage.system) / 1e6;
-    },
-    receiver: () => cpuSecondsOf(pids.receiver),
-    postgres: sumOf('postgres'),
-    nats: sumOf('nats-server'),
+    bench: () => cpuOf([process.pid]),
+    receiver: () => cpuOf([pids.receiver]),
+    postgres: () => cpuOf(pidsNamed('postgres')),
+    nats: () => cpuOf(pidsNamed('nats-server')),
   };
   if (pids.engine !== undefined) {
     const engine = pids.engine;
-    groups.engine = () => cpuSecondsOf(engine);
+    groups.engine = () => cpuOf([engine]);
+    // Included in `engine`: its time in the kernel (socket writes to PostgreSQL and receivers).
+    groups['engine (kernel)'] = () => cpuOf([engine], 'system');
   }
   return groups;
 }

@@ -1,7 +1,7 @@
 import { DELIVERY_HEADERS, DELIVERY_USER_AGENT, newId } from '@svc/contracts';
 import { signatureHeaderValue } from '@svc/signing';
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { BenchEvents } from './bench-events';
 import type { BenchEndpoint } from './bench-stack';
@@ -30,7 +30,12 @@ export class RawClient {
     options: { caFile: string; connectionsPerOrigin: number },
   ) {
     this.agent = new Agent({
-      connect: { ca: [...rootCertificates, readFileSync(options.caFile, 'utf8')] },
+      // One TLS context for all connections, as the engine's HttpSender does.
+      connect: {
+        secureContext: createSecureContext({
+          ca: [...rootCertificates, readFileSync(options.caFile, 'utf8')],
+        }),
+      },
       connections: options.connectionsPerOrigin,
       keepAliveTimeout: 30_000,
       headersTimeout: 10_000,

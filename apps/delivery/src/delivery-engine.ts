@@ -120,6 +120,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       },
       {
         maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
+        maxDeliveriesInFlight: delivery.maxConcurrency,
         busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
         retryFailedMessageMs: 5000,
       },

@@ -1,7 +1,7 @@
 import { AttemptResult, errorKindOf, resultOfStatus } from '@svc/deliveries';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { safeConnector } from './safe-connector';
 
@@ -26,11 +26,15 @@ export class HttpSender {
   private readonly agent: Agent;
 
   constructor(private readonly options: HttpSenderOptions) {
-    const ca = options.extraCaFile
-      ? [...rootCertificates, readFileSync(options.extraCaFile, 'utf8')]
+    // One TLS context for every connection: handed `ca` instead, Node would build a context per
+    // connection, parsing the whole trust store each time (about 20 ms of CPU and 1 MiB each).
+    const secureContext = options.extraCaFile
+      ? createSecureContext({
+          ca: [...rootCertificates, readFileSync(options.extraCaFile, 'utf8')],
+        })
       : undefined;
     this.agent = new Agent({
-      connect: safeConnector(options.allowList, { ca }),
+      connect: safeConnector(options.allowList, { secureContext }),
       connections: options.connectionsPerOrigin,
       keepAliveTimeout: 30_000,
       headersTimeout: options.timeoutMs,
@@ -41,6 +45,17 @@ export class HttpSender {
   async post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    // The whole budget, connecting to last byte. Not AbortSignal.timeout(): its timer and signal
+    // live on for the full timeout after the answer came (tens of thousands of them at a few
+    // thousand attempts per second, all surviving into the old generation); this one is cleared.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+        ),
+      this.options.timeoutMs,
+    );
     try {
       if (!url.startsWith('https://')) {
         throw Object.assign(new Error('deliveries go over https only'), { code: 'ERR_NOT_HTTPS' });
@@ -50,7 +65,7 @@ export class HttpSender {
         body,
         headers,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: deadline.signal,
       });
       const excerpt = await readExcerpt(response.body);
       return resultOfStatus(response.statusCode, elapsed(), excerpt);
@@ -63,6 +78,8 @@ export class HttpSender {
         latencyMs: elapsed(),
         responseExcerpt: null,
       };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

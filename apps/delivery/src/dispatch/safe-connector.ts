@@ -1,6 +1,7 @@
 import { isPermittedAddress, PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 
 /** The address a webhook would reach is not public and not in the allow-list. */
@@ -57,7 +58,7 @@ export function safeLookup(allowList: PrivateNetworkAllowList) {
  */
 export function safeConnector(
   allowList: PrivateNetworkAllowList,
-  tls: { ca?: string[] },
+  tls: { ca?: string[]; secureContext?: SecureContext },
 ): buildConnector.connector {
   const connect = buildConnector({
     ...tls,

@@ -10,11 +10,18 @@ import { AttemptRunner } from '../dispatch/attempt-runner';
 import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
 import { DirectoryEndpoint, EndpointDirectory } from '../fan-out/endpoint-directory';
 import { DeliveryRecorder, InboundPayload } from '../recording/delivery-recorder';
-import { DeadLetterPark } from './dead-letter';
+import { DeadLetterPark, RejectionReason } from './dead-letter';
 
 export interface IntakeOptions {
   /** Messages handled at once; also how many the consumer asks JetStream for. */
   maxMessagesInFlight: number;
+  /**
+   * Deliveries of the messages in hand: no further message is taken while this many are
+   * unfinished (the fan-out of the last one taken may go past it). Without this bound, messages
+   * that fan out to many endpoints would hold far more deliveries than the global bound lets
+   * run, and the surplus would meet full endpoints and be put off to the schedule.
+   */
+  maxDeliveriesInFlight: number;
   /** How long a first attempt put off for a busy endpoint waits. */
   busyEndpointDelayMs: number;
   /** Delay before JetStream redelivers a message whose handling failed (say, the database is away). */
@@ -24,6 +31,11 @@ export interface IntakeOptions {
 interface ValidEvent {
   envelope: EventEnvelope;
   body: string;
+}
+
+interface Rejection {
+  reason: RejectionReason;
+  detail: string;
 }
 
 /**
@@ -37,6 +49,10 @@ export class EventIntake {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries of the messages in hand that have not finished (recorded, or failed to). */
+  private deliveriesInFlight = 0;
+  /** Wakes the consuming loop when it waits for room. */
+  private wakeLoop: (() => void) | undefined;
   private stopping = false;
 
   constructor(
@@ -75,71 +91,108 @@ export class EventIntake {
         message.nak();
         continue;
       }
-      const handling = this.handle(message).catch((error: unknown) => {
+      let counted!: () => void;
+      const fannedOut = new Promise<void>((resolve) => (counted = resolve));
+      const handling = this.handle(message, counted).catch((error: unknown) => {
         this.logger.error(
           `message ${message.seq} goes back to JetStream: ${(error as Error).message}`,
         );
         message.nak(this.options.retryFailedMessageMs);
       });
       this.inFlight.add(handling);
-      void handling.finally(() => this.inFlight.delete(handling));
-      if (this.inFlight.size >= this.options.maxMessagesInFlight) {
-        await Promise.race(this.inFlight);
+      void handling.finally(() => {
+        this.inFlight.delete(handling);
+        this.wake();
+      });
+      // The next message waits until this one's deliveries are counted (at once, unless the
+      // tenant's endpoints must be loaded), then for room among messages and deliveries.
+      await Promise.race([fannedOut, handling]);
+      while (
+        this.inFlight.size >= this.options.maxMessagesInFlight ||
+        this.deliveriesInFlight >= this.options.maxDeliveriesInFlight
+      ) {
+        await new Promise<void>((resolve) => (this.wakeLoop = resolve));
       }
     }
   }
 
-  private async handle(message: JsMsg): Promise<void> {
+  private wake(): void {
+    const wake = this.wakeLoop;
+    this.wakeLoop = undefined;
+    wake?.();
+  }
+
+  private deliveriesFinished(count: number): void {
+    if (count > 0) {
+      this.deliveriesInFlight -= count;
+      this.wake();
+    }
+  }
+
+  /** `counted` is called once the message's deliveries count in deliveriesInFlight (or it has none). */
+  private async handle(message: JsMsg, counted: () => void): Promise<void> {
     this.deps.metrics.eventsReceived.inc();
-    const event = await this.accept(message);
-    if (!event) {
+    const event = this.accept(message);
+    if ('reason' in event) {
+      counted();
+      await this.deps.deadLetter.park(message, event.reason, event.detail);
       return;
     }
     const { envelope, body } = event;
     const subscribers = await this.deps.directory.subscribers(envelope.tenant_id, envelope.type);
-    const delivered = message.info.redelivered
-      ? await this.endpointsAlreadyServed(envelope.id)
-      : new Set<string>();
-    const payload: InboundPayload = {
-      eventId: envelope.id,
-      tenantId: envelope.tenant_id,
-      type: envelope.type,
-      body,
-    };
-    const parent = extractTraceContext(message.headers);
-    const publishedAtMs = message.time.getTime();
-    await Promise.all(
-      subscribers
+    this.deliveriesInFlight += subscribers.length;
+    counted();
+    /** Counted but not handed to deliver() yet. */
+    let undispatched = subscribers.length;
+    try {
+      const delivered = message.info.redelivered
+        ? await this.endpointsAlreadyServed(envelope.id)
+        : new Set<string>();
+      const payload: InboundPayload = {
+        eventId: envelope.id,
+        tenantId: envelope.tenant_id,
+        type: envelope.type,
+        body,
+      };
+      const parent = extractTraceContext(message.headers);
+      const publishedAtMs = message.time.getTime();
+      const deliveries = subscribers
         .filter((endpoint) => !delivered.has(endpoint.id))
-        .map((endpoint) => this.deliver(envelope, endpoint, payload, parent, publishedAtMs)),
-    );
-    message.ack();
+        .map((endpoint) => {
+          undispatched -= 1;
+          return this.deliver(envelope, endpoint, payload, parent, publishedAtMs).finally(() =>
+            this.deliveriesFinished(1),
+          );
+        });
+      this.deliveriesFinished(undispatched);
+      undispatched = 0;
+      await Promise.all(deliveries);
+      message.ack();
+    } finally {
+      this.deliveriesFinished(undispatched);
+    }
   }
 
-  /** The envelope, or null after parking a message that is not one. */
-  private async accept(message: JsMsg): Promise<ValidEvent | null> {
+  /** The envelope, or why the message is not one. */
+  private accept(message: JsMsg): ValidEvent | Rejection {
     const body = Buffer.from(message.data).toString('utf8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
     } catch (error) {
-      await this.deps.deadLetter.park(message, 'invalid-json', (error as Error).message);
-      return null;
+      return { reason: 'invalid-json', detail: (error as Error).message };
     }
     const validation = validateEnvelope(parsed);
     if (!validation.ok) {
-      await this.deps.deadLetter.park(message, 'invalid-envelope', validation.problems.join('; '));
-      return null;
+      return { reason: 'invalid-envelope', detail: validation.problems.join('; ') };
     }
     const routed = this.deps.subjects.parseEvent(message.subject);
     const envelope = validation.envelope;
     if (!routed || routed.tenantId !== envelope.tenant_id || routed.type !== envelope.type) {
-      await this.deps.deadLetter.park(
-        message,
-        'subject-mismatch',
-        `subject ${message.subject} does not match tenant_id ${envelope.tenant_id} and type ${envelope.type}`,
-      );
-      return null;
+      return {
+        reason: 'subject-mismatch',
+        detail: `subject ${message.subject} does not match tenant_id ${envelope.tenant_id} and type ${envelope.type}`,
+      };
     }
     return { envelope, body };
   }

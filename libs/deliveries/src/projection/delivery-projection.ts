@@ -68,10 +68,18 @@ async function insertAttempts(
   );
 }
 
-/** Pending deliveries with a due time are in the schedule, unclaimed; all others are not. */
-async function syncSchedule(manager: EntityManager, states: DeliveryState[]): Promise<void> {
-  const due = states.filter((s) => s.status === 'pending' && s.nextAttemptAt !== null);
-  const done = states.filter((s) => !due.includes(s)).map((s) => s.id);
+/**
+ * Pending deliveries with a due time are in the schedule, unclaimed; all others are not.
+ * `mayBeScheduled` says which of the others can have a schedule row to remove (by default all).
+ */
+async function syncSchedule(
+  manager: EntityManager,
+  states: DeliveryState[],
+  mayBeScheduled: (state: DeliveryState) => boolean = () => true,
+): Promise<void> {
+  const isDue = (s: DeliveryState) => s.status === 'pending' && s.nextAttemptAt !== null;
+  const due = states.filter(isDue);
+  const done = states.filter((s) => !isDue(s) && mayBeScheduled(s)).map((s) => s.id);
   if (due.length > 0) {
     await manager.query(
       `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until)
@@ -131,7 +139,10 @@ export async function projectDeliveryEvents(
         data: event.data as unknown as DeliveryAttempted,
       })),
   );
-  await syncSchedule(manager, rows);
+  // A delivery without a `before` state was started by these very events (its stream was empty,
+  // or the append would have failed), so no schedule row of it exists yet: the usual case of a
+  // first attempt that succeeds needs no DELETE at all.
+  await syncSchedule(manager, rows, (state) => before.has(state.id));
   return states;
 }
 
