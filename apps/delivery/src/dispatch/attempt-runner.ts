@@ -60,7 +60,12 @@ export class AttemptRunner {
     private readonly policy: AttemptPolicy,
   ) {}
 
-  run(order: AttemptOrder): Promise<AttemptOutcome> {
+  /**
+   * @param answered called as soon as the HTTP exchange is over, before the record is written:
+   * the concurrency bounds are about requests to endpoints, and recording takes no endpoint's
+   * capacity (the caller still awaits the record before acknowledging anything).
+   */
+  run(order: AttemptOrder, answered: () => void = () => undefined): Promise<AttemptOutcome> {
     const attempt = (order.before?.attempts ?? 0) + 1;
     const runAttempt = (order.before?.runAttempts ?? 0) + 1;
     return tracer.startActiveSpan(
@@ -80,6 +85,7 @@ export class AttemptRunner {
       async (span) => {
         try {
           const result = await this.send(order, attempt);
+          answered();
           span.setAttribute('http.response.status_code', result.statusCode ?? 0);
           if (!result.succeeded) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: result.errorKind ?? 'failed' });

@@ -37,4 +37,39 @@ describe('ConcurrencyLimits', () => {
     limits.release('c');
     expect(limits.inFlight).toBe(0);
   });
+
+  describe('reserve', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('hands a released slot to the first waiter instead of freeing it', async () => {
+      const limits = new ConcurrencyLimits(10, 1);
+      expect(await limits.reserve('busy', 250)).toBe(true);
+      const first = limits.reserve('busy', 250);
+      const second = limits.reserve('busy', 250);
+      limits.release('busy');
+      expect(await first).toBe(true);
+      expect(limits.tryReserve('busy')).toBe(false);
+      limits.release('busy');
+      expect(await second).toBe(true);
+      limits.release('busy');
+      expect(limits.tryReserve('busy')).toBe(true);
+    });
+
+    it('gives up after the wait, leaving the slot to whoever holds it', async () => {
+      const limits = new ConcurrencyLimits(10, 1);
+      limits.tryReserve('slow');
+      const waiting = limits.reserve('slow', 250);
+      jest.advanceTimersByTime(250);
+      expect(await waiting).toBe(false);
+      limits.release('slow');
+      expect(limits.tryReserve('slow')).toBe(true);
+    });
+
+    it('does not wait when asked not to', async () => {
+      const limits = new ConcurrencyLimits(10, 1);
+      limits.tryReserve('a');
+      expect(await limits.reserve('a', 0)).toBe(false);
+    });
+  });
 });

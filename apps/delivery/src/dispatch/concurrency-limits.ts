@@ -1,11 +1,18 @@
+interface EndpointWaiter {
+  resolve: (reserved: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
 /**
  * Bounds on attempts in flight: globally, so the engine's memory and sockets stay bounded, and
- * per endpoint, so that one slow endpoint can hold only its own share. Per-endpoint capacity is
- * taken without waiting (a busy endpoint's deliveries are put off to the schedule instead of
- * queueing in memory); the global bound is waited for, which slows intake down.
+ * per endpoint, so that one slow endpoint can hold only its own share. A delivery meeting a full
+ * endpoint waits a moment for a slot (a busy but healthy endpoint frees one within milliseconds)
+ * and is otherwise put off to the schedule, so a slow endpoint's backlog never queues in memory.
+ * The global bound is waited for, which slows intake down.
  */
 export class ConcurrencyLimits {
   private readonly perEndpoint = new Map<string, number>();
+  private readonly endpointWaiters = new Map<string, EndpointWaiter[]>();
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
@@ -24,7 +31,36 @@ export class ConcurrencyLimits {
     return true;
   }
 
-  /** Waits for a global slot; call after tryReserve succeeded. */
+  /**
+   * Takes one of the endpoint's slots, waiting up to `waitMs` for one to be released (first come,
+   * first served); false when none came in time.
+   */
+  reserve(endpointId: string, waitMs: number): Promise<boolean> {
+    if (this.tryReserve(endpointId)) {
+      return Promise.resolve(true);
+    }
+    if (waitMs <= 0) {
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve) => {
+      const waiters = this.endpointWaiters.get(endpointId) ?? [];
+      const waiter: EndpointWaiter = {
+        resolve,
+        timer: setTimeout(() => {
+          const queue = this.endpointWaiters.get(endpointId) ?? [];
+          queue.splice(queue.indexOf(waiter), 1);
+          if (queue.length === 0) {
+            this.endpointWaiters.delete(endpointId);
+          }
+          resolve(false);
+        }, waitMs),
+      };
+      waiters.push(waiter);
+      this.endpointWaiters.set(endpointId, waiters);
+    });
+  }
+
+  /** Waits for a global slot; call after the endpoint's slot was reserved. */
   async acquireGlobal(): Promise<void> {
     if (this.running < this.globalMax) {
       this.running += 1;
@@ -33,13 +69,23 @@ export class ConcurrencyLimits {
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
-  /** Gives back both slots of a finished attempt. */
+  /** Gives back both slots of a finished attempt; the endpoint's slot goes to its next waiter. */
   release(endpointId: string): void {
-    const taken = (this.perEndpoint.get(endpointId) ?? 1) - 1;
-    if (taken > 0) {
-      this.perEndpoint.set(endpointId, taken);
+    const waiters = this.endpointWaiters.get(endpointId);
+    const heir = waiters?.shift();
+    if (heir) {
+      if (waiters!.length === 0) {
+        this.endpointWaiters.delete(endpointId);
+      }
+      clearTimeout(heir.timer);
+      heir.resolve(true);
     } else {
-      this.perEndpoint.delete(endpointId);
+      const taken = (this.perEndpoint.get(endpointId) ?? 1) - 1;
+      if (taken > 0) {
+        this.perEndpoint.set(endpointId, taken);
+      } else {
+        this.perEndpoint.delete(endpointId);
+      }
     }
     const next = this.waiting.shift();
     if (next) {
@@ -47,6 +93,17 @@ export class ConcurrencyLimits {
     } else {
       this.running -= 1;
     }
+  }
+
+  /** A release of the endpoint's and the global slot that takes effect once, however often called. */
+  releaser(endpointId: string): () => void {
+    let released = false;
+    return () => {
+      if (!released) {
+        released = true;
+        this.release(endpointId);
+      }
+    };
   }
 
   get inFlight(): number {

@@ -22,7 +22,10 @@ export interface IntakeOptions {
    * run, and the surplus would meet full endpoints and be put off to the schedule.
    */
   maxDeliveriesInFlight: number;
-  /** How long a first attempt put off for a busy endpoint waits. */
+  /**
+   * How long a first attempt waits for a slot of an endpoint at its bound, and, if none comes,
+   * how much later the schedule tries it.
+   */
   busyEndpointDelayMs: number;
   /** Delay before JetStream redelivers a message whose handling failed (say, the database is away). */
   retryFailedMessageMs: number;
@@ -212,7 +215,7 @@ export class EventIntake {
       event_type: envelope.type,
     };
     const { limits, recorder, runner, metrics } = this.deps;
-    if (!limits.tryReserve(endpoint.id)) {
+    if (!(await limits.reserve(endpoint.id, this.options.busyEndpointDelayMs))) {
       const outcome = await recorder.record({
         deliveryId: identity.delivery_id,
         before: null,
@@ -232,21 +235,18 @@ export class EventIntake {
       }
       return;
     }
+    const release = limits.releaser(endpoint.id);
     try {
       await limits.acquireGlobal();
-      const outcome = await runner.run({
-        identity,
-        before: null,
-        endpoint,
-        body: payload.body,
-        payload,
-        parent,
-      });
+      const outcome = await runner.run(
+        { identity, before: null, endpoint, body: payload.body, payload, parent },
+        release,
+      );
       if (outcome.committed && outcome.conclusion === 'succeeded') {
         metrics.publishToDelivered.observe(Math.max(0, Date.now() - publishedAtMs) / 1000);
       }
     } finally {
-      limits.release(endpoint.id);
+      release();
     }
   }
 

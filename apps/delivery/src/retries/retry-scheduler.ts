@@ -145,22 +145,26 @@ export class RetryScheduler {
       );
       return;
     }
+    const release = limits.releaser(endpoint.id);
     try {
       await limits.acquireGlobal();
-      await runner.run({
-        identity: {
-          delivery_id: delivery.id,
-          event_id: delivery.eventId,
-          endpoint_id: delivery.endpointId,
-          tenant_id: delivery.tenantId,
-          event_type: delivery.eventType,
+      await runner.run(
+        {
+          identity: {
+            delivery_id: delivery.id,
+            event_id: delivery.eventId,
+            endpoint_id: delivery.endpointId,
+            tenant_id: delivery.tenantId,
+            event_type: delivery.eventType,
+          },
+          before: delivery,
+          endpoint,
+          body,
         },
-        before: delivery,
-        endpoint,
-        body,
-      });
+        release,
+      );
     } finally {
-      limits.release(endpoint.id);
+      release();
     }
   }
 
