@@ -146,12 +146,6 @@ export async function projectDeliveryEvents(
   return states;
 }
 
-export const DELIVERY_PROJECTION_TABLES = [
-  'deliveries',
-  'delivery_attempts',
-  'delivery_schedule',
-] as const;
-
 /** Drops the delivery projections and folds them again from the whole log. */
 export async function rebuildDeliveryProjections(
   manager: EntityManager,
