@@ -1,4 +1,5 @@
 import { hashApiKey } from '@svc/identity';
+import { passwordMatches } from '@svc/oauth';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ describe('the admin CLI (svc)', () => {
   const svc = async (
     argv: string[],
     env: NodeJS.ProcessEnv = { DATABASE_URL: api.config.database.url },
+    stdin = '',
   ): Promise<CliRun> => {
     let stdout = '';
     let stderr = '';
@@ -33,6 +35,7 @@ describe('the admin CLI (svc)', () => {
       stderr: (text) => (stderr += text),
       env: { NODE_ENV: 'test', ...env },
       cwd: workdir,
+      stdin: () => Promise.resolve(stdin),
     });
     let json: unknown;
     try {
@@ -204,5 +207,130 @@ describe('the admin CLI (svc)', () => {
     expect(await api.dataSource.query('SELECT * FROM webhook_endpoints ORDER BY id')).toEqual(
       before,
     );
+  });
+});
+
+describe('the admin CLI: users and OAuth clients', () => {
+  let api: RunningApi;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    api = await startApi();
+    ({ tenantId } = await api.newTenantWithKey(['tenants:read']));
+  });
+  afterAll(() => api.close());
+
+  const svc = async (argv: string[], stdin = ''): Promise<CliRun> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+      env: { NODE_ENV: 'test', DATABASE_URL: api.config.database.url },
+      cwd: process.cwd(),
+      stdin: () => Promise.resolve(stdin),
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(stdout);
+    } catch {
+      json = undefined;
+    }
+    return { code, stdout, stderr, json };
+  };
+
+  it('creates a user with the password from standard input, stored only as an Argon2id hash', async () => {
+    const run = await svc(
+      [
+        'users',
+        'create',
+        '--email',
+        'Ada@Example.com',
+        '--tenant',
+        tenantId,
+        '--scopes',
+        'tenants:read,webhooks:manage',
+        '--json',
+      ],
+      'a long enough passphrase\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({
+      id: expect.stringMatching(/^usr_/),
+      email: 'ada@example.com',
+      scopes: ['tenants:read', 'webhooks:manage'],
+    });
+    const [row] = await api.dataSource.query('SELECT * FROM users WHERE id = $1', [run.json.id]);
+    expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    expect(JSON.stringify(row)).not.toContain('a long enough passphrase');
+    expect(await passwordMatches(row.password_hash, 'a long enough passphrase')).toBe(true);
+
+    const again = await svc(
+      [
+        'users',
+        'create',
+        '--email',
+        'ada@example.com',
+        '--tenant',
+        tenantId,
+        '--scopes',
+        'tenants:read',
+      ],
+      'another long passphrase',
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists already/);
+  });
+
+  it.each([
+    [['--scopes', 'tenants:read,root'], 'a long enough passphrase', /unknown scopes: root/],
+    [['--scopes', 'tenants:read'], 'short', /at least 12/],
+    [
+      ['--scopes', 'tenants:read', '--email', 'not-an-email'],
+      'a long enough passphrase',
+      /not an email address/,
+    ],
+  ])('refuses %j with exit code 2', async (extra, password, message) => {
+    const args = [
+      'users',
+      'create',
+      '--email',
+      'someone@example.com',
+      '--tenant',
+      tenantId,
+      ...extra,
+    ];
+    const run = await svc(args, password);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('registers a public client with several exact redirect URIs', async () => {
+    const run = await svc([
+      'oauth-clients',
+      'create',
+      '--name',
+      'SOC dashboard',
+      '--redirect-uri',
+      'https://app.example.com/callback',
+      '--redirect-uri',
+      'http://127.0.0.1:8765/cb',
+      '--json',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({
+      client_id: expect.stringMatching(/^cli_/),
+      name: 'SOC dashboard',
+      redirect_uris: ['https://app.example.com/callback', 'http://127.0.0.1:8765/cb'],
+    });
+  });
+
+  it.each([
+    ['http://app.example.com/callback', /https/],
+    ['https://app.example.com/cb#x', /fragment/],
+  ])('refuses the redirect URI %s', async (uri, message) => {
+    const run = await svc(['oauth-clients', 'create', '--name', 'Bad', '--redirect-uri', uri]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
   });
 });

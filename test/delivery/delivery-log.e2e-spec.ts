@@ -179,6 +179,7 @@ describe('the delivery log and its projections (spec 6; DESIGN "Event sourcing")
       stderr: () => undefined,
       env: { NODE_ENV: 'test', DATABASE_URL: stack.databaseUrl },
       cwd: process.cwd(),
+      stdin: () => Promise.resolve(''),
     });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({

@@ -89,7 +89,11 @@ describe('the append-only event log', () => {
         migrateDatabase(database.url),
         migrateDatabase(database.url),
       ]);
-      expect(results.flat()).toEqual(['Foundation1763740000000', 'Deliveries1763760000000']);
+      expect(results.flat()).toEqual([
+        'Foundation1763740000000',
+        'Deliveries1763760000000',
+        'UsersAndClients1763780000000',
+      ]);
       expect(await migrateDatabase(database.url)).toEqual([]);
     } finally {
       await database.drop();

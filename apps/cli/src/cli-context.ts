@@ -7,6 +7,8 @@ import { DataSource } from 'typeorm';
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** All of standard input (secrets such as passwords come this way, never as arguments). */
+  stdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
 }

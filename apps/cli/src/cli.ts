@@ -3,8 +3,10 @@ import { ConfigError } from '@svc/config';
 import { CliError, CliIo } from './cli-context';
 import { apiKeysCommand } from './commands/api-keys.command';
 import { migrateCommand } from './commands/migrate.command';
+import { oauthClientsCommand } from './commands/oauth-clients.command';
 import { projectionsCommand } from './commands/projections.command';
 import { tenantsCommand } from './commands/tenants.command';
+import { usersCommand } from './commands/users.command';
 
 /**
  * The admin CLI: `svc [--json] <command>`. Returns the exit code: 0 done, 1 failed, 2 bad usage,
@@ -17,7 +19,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const json = () => argv.includes('--json');
-  for (const command of [migrateCommand, tenantsCommand, apiKeysCommand, projectionsCommand]) {
+  for (const command of [
+    migrateCommand,
+    tenantsCommand,
+    apiKeysCommand,
+    usersCommand,
+    oauthClientsCommand,
+    projectionsCommand,
+  ]) {
     program.addCommand(command(io, json));
   }
   for (const command of program.commands) {

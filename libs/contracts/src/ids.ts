@@ -8,6 +8,8 @@ export const ID_PREFIXES = {
   delivery: 'del',
   apiKey: 'key',
   rejection: 'rej',
+  user: 'usr',
+  oauthClient: 'cli',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -6,6 +6,7 @@ import {
 } from '@svc/deliveries';
 import { StoredEvent } from '@svc/event-store';
 import { ApiKey } from '@svc/identity';
+import { OAuthClient, User } from '@svc/oauth';
 import { Tenant } from '@svc/tenants';
 import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource, DataSourceOptions } from 'typeorm';
@@ -20,6 +21,8 @@ export const ENTITIES = [
   DeliveryAttemptRecord,
   ScheduledDelivery,
   InboundEvent,
+  User,
+  OAuthClient,
 ];
 
 export interface DatabaseSettings {
