@@ -48,4 +48,34 @@ describe('trace context from publisher to delivery (DESIGN "Observability")', ()
       'http.response.status_code': 200,
     });
   });
+
+  it('puts a retry, made later from the schedule, in the same trace', async () => {
+    const flaky = await startHttpsReceiver({
+      behaviour: (_, index) => (index === 0 ? { status: 503 } : { status: 200 }),
+    });
+    try {
+      const { tenantId, key } = await stack.newTenant();
+      await stack.registerEndpoint(key, `${flaky.url}/retried`);
+      const envelope = await stack.publish(tenantId, 'alert.created');
+      await flaky.waitForRequests(2, 10_000);
+      const spans = await waitFor(() => {
+        const finished = exporter.getFinishedSpans();
+        const publish = finished.find(
+          (span) => span.attributes['messaging.message.id'] === envelope.id,
+        );
+        const attempts = finished.filter(
+          (span) =>
+            span.name === 'webhook deliver' && span.attributes['svc.event.id'] === envelope.id,
+        );
+        return Promise.resolve(publish && attempts.length === 2 ? { publish, attempts } : null);
+      });
+      const traceId = spans.publish.spanContext().traceId;
+      expect(spans.attempts.map((span) => span.spanContext().traceId)).toEqual([traceId, traceId]);
+      expect(spans.attempts.map((span) => span.attributes['svc.delivery.attempt']).sort()).toEqual([
+        1, 2,
+      ]);
+    } finally {
+      await flaky.close();
+    }
+  });
 });

@@ -115,3 +115,15 @@ export function injectTraceContext(
 export function extractTraceContext(headers: MsgHdrs | undefined): Context {
   return headers ? propagation.extract(ROOT_CONTEXT, headers, natsHeaderGetter) : ROOT_CONTEXT;
 }
+
+/** A context's W3C trace headers as a plain object, to store with work that is resumed later. */
+export function traceCarrierOf(context: Context): Record<string, string> | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context, carrier);
+  return carrier.traceparent ? carrier : null;
+}
+
+/** The context a stored carrier describes; the root context when there is none. */
+export function contextFromCarrier(carrier: Record<string, string> | null | undefined): Context {
+  return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT;
+}

@@ -3,7 +3,7 @@ import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { Context } from '@opentelemetry/api';
 import { EventEnvelope, newId, SubjectScheme, validateEnvelope } from '@svc/contracts';
 import { DELIVERY_EVENT_TYPES, DeliveryIdentity } from '@svc/deliveries';
-import { extractTraceContext } from '@svc/observability';
+import { extractTraceContext, traceCarrierOf } from '@svc/observability';
 import { DataSource } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { AttemptRunner } from '../dispatch/attempt-runner';
@@ -151,13 +151,14 @@ export class EventIntake {
       const delivered = message.info.redelivered
         ? await this.endpointsAlreadyServed(envelope.id)
         : new Set<string>();
+      const parent = extractTraceContext(message.headers);
       const payload: InboundPayload = {
         eventId: envelope.id,
         tenantId: envelope.tenant_id,
         type: envelope.type,
         body,
+        traceContext: traceCarrierOf(parent),
       };
-      const parent = extractTraceContext(message.headers);
       const publishedAtMs = message.time.getTime();
       const deliveries = subscribers
         .filter((endpoint) => !delivered.has(endpoint.id))

@@ -15,6 +15,7 @@ export interface InboundPayload {
   tenantId: string;
   type: string;
   body: string;
+  traceContext: Record<string, string> | null;
 }
 
 /** One event to append to one delivery's stream, with what it implies. */
@@ -165,14 +166,15 @@ async function writeRecords(
   if (payloads.size > 0) {
     const rows = [...payloads.values()];
     await manager.query(
-      `INSERT INTO inbound_events (event_id, tenant_id, type, body)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+      `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
        ON CONFLICT (event_id) DO NOTHING`,
       [
         rows.map((r) => r.eventId),
         rows.map((r) => r.tenantId),
         rows.map((r) => r.type),
         rows.map((r) => r.body),
+        rows.map((r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)),
       ],
     );
   }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DELIVERY_EVENT_TYPES, DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import { contextFromCarrier } from '@svc/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
@@ -99,20 +100,25 @@ export class RetryScheduler {
     const bodies = await this.deps.dataSource
       .getRepository(InboundEvent)
       .findBy({ eventId: In([...new Set(deliveries.map((d) => d.eventId))]) });
-    const bodyOf = new Map(bodies.map((event) => [event.eventId, event.body]));
+    const inboundOf = new Map(bodies.map((event) => [event.eventId, event]));
     for (const delivery of deliveries) {
-      const work = this.attempt(delivery, bodyOf.get(delivery.eventId)).catch((error: unknown) => {
-        this.logger.error(
-          `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
-        );
-      });
+      const work = this.attempt(delivery, inboundOf.get(delivery.eventId)).catch(
+        (error: unknown) => {
+          this.logger.error(
+            `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
+          );
+        },
+      );
       this.inFlight.add(work);
       void work.finally(() => this.inFlight.delete(work));
     }
     return claimed.length === room;
   }
 
-  private async attempt(delivery: DeliveryRecord, body: string | undefined): Promise<void> {
+  private async attempt(
+    delivery: DeliveryRecord,
+    inbound: InboundEvent | undefined,
+  ): Promise<void> {
     const { directory, recorder, limits, runner } = this.deps;
     if (delivery.status !== 'pending') {
       await this.deps.dataSource.query('DELETE FROM delivery_schedule WHERE delivery_id = $1', [
@@ -121,7 +127,7 @@ export class RetryScheduler {
       return;
     }
     const endpoint = await directory.endpoint(delivery.tenantId, delivery.endpointId);
-    if (!endpoint || body === undefined) {
+    if (!endpoint || !inbound) {
       await recorder.record({
         deliveryId: delivery.id,
         before: delivery,
@@ -159,7 +165,8 @@ export class RetryScheduler {
           },
           before: delivery,
           endpoint,
-          body,
+          body: inbound.body,
+          parent: contextFromCarrier(inbound.traceContext),
         },
         release,
       );

@@ -8,13 +8,15 @@ export class Deliveries1763760000000 implements MigrationInterface {
   name = 'Deliveries1763760000000';
 
   async up(runner: QueryRunner): Promise<void> {
-    // The envelope exactly as published: retries send (and sign) the same bytes as the first try.
+    // The envelope exactly as published: retries send (and sign) the same bytes as the first try,
+    // and join the publisher's trace through the stored trace context.
     await runner.query(`
       CREATE TABLE inbound_events (
         event_id text PRIMARY KEY,
         tenant_id text NOT NULL,
         type text NOT NULL,
         body text NOT NULL,
+        trace_context jsonb,
         received_at timestamptz NOT NULL DEFAULT now()
       )`);
     await runner.query(`

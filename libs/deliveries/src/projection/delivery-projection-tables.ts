@@ -58,5 +58,10 @@ export class InboundEvent {
   @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
   @Column({ type: 'text' }) type!: string;
   @Column({ type: 'text' }) body!: string;
+  /** W3C trace headers of the publish (traceparent, tracestate), so retries join its trace. */
+  @Column({ name: 'trace_context', type: 'jsonb', nullable: true }) traceContext!: Record<
+    string,
+    string
+  > | null;
   @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' }) receivedAt!: Date;
 }
