@@ -3,15 +3,8 @@ import { passwordMatches } from '@svc/oauth';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../apps/cli/src/cli';
 import { http, RunningApi, startApi } from '../support';
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+import { runSvc } from '../support/cli-runner';
 
 describe('the admin CLI (svc)', () => {
   let api: RunningApi;
@@ -23,28 +16,10 @@ describe('the admin CLI (svc)', () => {
   });
   afterAll(() => api.close());
 
-  const svc = async (
+  const svc = (
     argv: string[],
     env: NodeJS.ProcessEnv = { DATABASE_URL: api.config.database.url },
-    stdin = '',
-  ): Promise<CliRun> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: (text) => (stdout += text),
-      stderr: (text) => (stderr += text),
-      env: { NODE_ENV: 'test', ...env },
-      cwd: workdir,
-      stdin: () => Promise.resolve(stdin),
-    });
-    let json: unknown;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr, json };
-  };
+  ) => runSvc(argv, { env, cwd: workdir });
 
   it('migrates idempotently', async () => {
     const run = await svc(['migrate', '--json']);
@@ -220,24 +195,8 @@ describe('the admin CLI: users and OAuth clients', () => {
   });
   afterAll(() => api.close());
 
-  const svc = async (argv: string[], stdin = ''): Promise<CliRun> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: (text) => (stdout += text),
-      stderr: (text) => (stderr += text),
-      env: { NODE_ENV: 'test', DATABASE_URL: api.config.database.url },
-      cwd: process.cwd(),
-      stdin: () => Promise.resolve(stdin),
-    });
-    let json: unknown;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr, json };
-  };
+  const svc = (argv: string[], stdin = '') =>
+    runSvc(argv, { env: { DATABASE_URL: api.config.database.url }, stdin });
 
   it('creates a user with the password from standard input, stored only as an Argon2id hash', async () => {
     const run = await svc(

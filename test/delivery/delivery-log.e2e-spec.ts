@@ -1,4 +1,4 @@
-import { runCli } from '../../apps/cli/src/cli';
+import { runSvc } from '../support/cli-runner';
 import { http } from '../support';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
 import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
@@ -173,16 +173,11 @@ describe('the delivery log and its projections (spec 6; DESIGN "Event sourcing")
     });
     const live = await snapshot();
     expect(live.deliveries.length).toBeGreaterThan(10);
-    let stdout = '';
-    const code = await runCli(['projections', 'rebuild', '--json'], {
-      stdout: (text) => (stdout += text),
-      stderr: () => undefined,
-      env: { NODE_ENV: 'test', DATABASE_URL: stack.databaseUrl },
-      cwd: process.cwd(),
-      stdin: () => Promise.resolve(''),
+    const run = await runSvc(['projections', 'rebuild', '--json'], {
+      env: { DATABASE_URL: stack.databaseUrl },
     });
-    expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({
       deliveries: live.deliveries.length,
       attempts: live.attempts.length,
     });
