@@ -37,6 +37,7 @@ const ESM_ONLY_PACKAGES = [
   '@tokenizer',
   '@borewit',
   'load-esm',
+  'jose',
 ];
 
 const transform = {

@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AppConfig } from '@svc/config';
 import { BearerAuthGuard, IdentityModule } from '@svc/identity';
+import { AccessTokenVerifier } from '@svc/oauth';
+import { createRemoteJWKSet } from 'jose';
 import { PlatformModule } from '@svc/platform';
 import { TenantsService } from '@svc/tenants';
 import { Registry } from 'prom-client';
@@ -17,7 +19,22 @@ export class ApiModule {
   static forRoot(config: AppConfig, registry: Registry): DynamicModule {
     return {
       module: ApiModule,
-      imports: [PlatformModule.forApp('api', config, registry), IdentityModule, WebhooksModule],
+      imports: [
+        PlatformModule.forApp('api', config, registry),
+        IdentityModule.forRoot({
+          // Keys are fetched from the authorization server when a token names an unknown key id,
+          // and cached: verification makes no call to it per request.
+          accessTokens: new AccessTokenVerifier(
+            createRemoteJWKSet(new URL(config.auth.jwksUrl), {
+              cooldownDuration: 30_000,
+              cacheMaxAge: 600_000,
+            }),
+            config.auth.issuer,
+            config.auth.audience,
+          ),
+        }),
+        WebhooksModule,
+      ],
       controllers: [TenantsController, DeliveryLogController, OpenApiController],
       providers: [
         { provide: APP_GUARD, useExisting: BearerAuthGuard },

@@ -101,6 +101,34 @@ const environmentSchema = z.object({
   DELIVERY_SCHEDULER_INTERVAL: duration.prefault('500ms'),
   DELIVERY_EXTRA_CA_FILE: z.string().min(1).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  AUTH_ISSUER: z.url().default('http://localhost:8081'),
+  AUTH_AUDIENCE: z.string().min(1).default('svc-api'),
+  AUTH_JWKS_URL: z.url().optional(),
+  AUTH_SIGNING_KEYS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') {
+        return undefined;
+      }
+      try {
+        const keys = JSON.parse(raw) as unknown;
+        if (
+          Array.isArray(keys) &&
+          keys.length > 0 &&
+          keys.every((key) => typeof key === 'object' && key !== null)
+        ) {
+          return keys as Record<string, unknown>[];
+        }
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON array of private JWKs (EC P-256), the first one signing',
+      });
+      return z.NEVER;
+    }),
 });
 
 export interface AppConfig {
@@ -140,6 +168,16 @@ export interface AppConfig {
     extraCaFile?: string;
   };
   tracing: { otlpEndpoint?: string };
+  auth: {
+    /** The `iss` of access tokens: the authorization server's base URL. */
+    issuer: string;
+    /** The `aud` of access tokens: this API. */
+    audience: string;
+    /** Where the API reads the token signing keys (cached; not fetched per request). */
+    jwksUrl: string;
+    /** Private JWKs; the first signs, all are published. Absent outside production: ephemeral. */
+    signingKeys?: Record<string, unknown>[];
+  };
 }
 
 export class ConfigError extends Error {
@@ -204,5 +242,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       extraCaFile: values.DELIVERY_EXTRA_CA_FILE,
     },
     tracing: { otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT },
+    auth: {
+      issuer: values.AUTH_ISSUER.replace(/\/$/, ''),
+      audience: values.AUTH_AUDIENCE,
+      jwksUrl:
+        values.AUTH_JWKS_URL ?? `${values.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`,
+      signingKeys: values.AUTH_SIGNING_KEYS,
+    },
   };
 }

@@ -10,6 +10,7 @@ export const ID_PREFIXES = {
   rejection: 'rej',
   user: 'usr',
   oauthClient: 'cli',
+  accessToken: 'tok',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -1,18 +1,25 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { AccessTokenVerifier } from '@svc/oauth';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { BearerAuthGuard } from './guards/bearer-auth.guard';
 
 @Global()
-@Module({
-  providers: [
-    {
-      provide: ApiKeysService,
-      useFactory: (db: DataSource) => new ApiKeysService(db),
-      inject: [DataSource],
-    },
-    BearerAuthGuard,
-  ],
-  exports: [ApiKeysService, BearerAuthGuard],
-})
-export class IdentityModule {}
+@Module({})
+export class IdentityModule {
+  /** API keys always; OAuth access tokens too when a verifier is given. */
+  static forRoot(options: { accessTokens?: AccessTokenVerifier } = {}): DynamicModule {
+    const providers: Provider[] = [
+      {
+        provide: ApiKeysService,
+        useFactory: (db: DataSource) => new ApiKeysService(db),
+        inject: [DataSource],
+      },
+      BearerAuthGuard,
+    ];
+    if (options.accessTokens) {
+      providers.push({ provide: AccessTokenVerifier, useValue: options.accessTokens });
+    }
+    return { module: IdentityModule, providers, exports: [ApiKeysService, BearerAuthGuard] };
+  }
+}

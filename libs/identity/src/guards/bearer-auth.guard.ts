@@ -1,9 +1,11 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Scope } from '@svc/contracts';
 import { PUBLIC_ROUTE } from '@svc/http';
+import { AccessTokenVerifier, looksLikeJwt } from '@svc/oauth';
 import type { FastifyRequest } from 'fastify';
 import { ApiKeysService } from '../api-keys/api-keys.service';
+import type { Principal } from '../principal';
 import { authProblems } from './auth-problems';
 import { findMisplacedCredential } from './misplaced-credentials';
 import { AuthenticatedRequest, REQUIRED_SCOPES } from './require-scopes.decorator';
@@ -12,14 +14,15 @@ import { AuthenticatedRequest, REQUIRED_SCOPES } from './require-scopes.decorato
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * Authenticates every non-public route by `Authorization: Bearer <credential>` only, then checks
- * the route's scopes. A credential anywhere else is refused before it can authenticate.
+ * Authenticates every non-public route by `Authorization: Bearer <credential>` only (an API key,
+ * or an OAuth access token where the app provides a verifier), then checks the route's scopes. A credential anywhere else is refused before it can authenticate.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(ApiKeysService) private readonly apiKeys: ApiKeysService,
+    @Optional() @Inject(AccessTokenVerifier) private readonly accessTokens?: AccessTokenVerifier,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -44,7 +47,7 @@ export class BearerAuthGuard implements CanActivate {
       throw authProblems.missingCredentials();
     }
     const credential = BEARER.exec(header)?.[1];
-    const principal = credential ? await this.apiKeys.authenticate(credential) : null;
+    const principal = credential ? await this.authenticate(credential) : null;
     if (!principal) {
       throw authProblems.invalidToken();
     }
@@ -54,5 +57,24 @@ export class BearerAuthGuard implements CanActivate {
     }
     request.principal = principal;
     return true;
+  }
+
+  /** An OAuth access token (a JWT) when the app accepts them, otherwise an API key. */
+  private async authenticate(credential: string): Promise<Principal | null> {
+    if (!this.accessTokens || !looksLikeJwt(credential)) {
+      return this.apiKeys.authenticate(credential);
+    }
+    const token = await this.accessTokens.verify(credential);
+    return token
+      ? {
+          kind: 'access_token',
+          credentialId: token.tokenId,
+          tenantId: token.tenantId,
+          scopes: token.scopes,
+          sandbox: false,
+          userId: token.userId,
+          clientId: token.clientId,
+        }
+      : null;
   }
 }

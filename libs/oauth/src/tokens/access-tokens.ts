@@ -1,0 +1,97 @@
+import { isScope, newId, Scope } from '@svc/contracts';
+import { JWTPayload, jwtVerify, JWTVerifyGetKey, SignJWT } from 'jose';
+import { SIGNING_ALGORITHM, SigningKey } from './signing-keys';
+
+/** Spec 5.2 and 8: access tokens expire one hour after issue. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+/** RFC 9068 2.1: the media type of a JWT access token. */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+export interface AccessTokenGrant {
+  tenantId: string;
+  userId: string;
+  clientId: string;
+  scopes: readonly Scope[];
+}
+
+export interface VerifiedAccessToken extends AccessTokenGrant {
+  tokenId: string;
+  expiresAt: Date;
+}
+
+/** Issues RFC 9068 JWT access tokens signed with the first signing key. */
+export class AccessTokenIssuer {
+  constructor(
+    private readonly keys: readonly SigningKey[],
+    private readonly issuer: string,
+    private readonly audience: string,
+  ) {}
+
+  issue(grant: AccessTokenGrant, now = new Date()): Promise<string> {
+    const key = this.keys[0];
+    const issuedAt = Math.floor(now.getTime() / 1000);
+    return new SignJWT({
+      client_id: grant.clientId,
+      scope: grant.scopes.join(' '),
+      tenant_id: grant.tenantId,
+    })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid: key.kid })
+      .setIssuer(this.issuer)
+      .setAudience(this.audience)
+      .setSubject(grant.userId)
+      .setJti(newId('tok'))
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + ACCESS_TOKEN_LIFETIME_SECONDS)
+      .sign(key.privateKey);
+  }
+}
+
+/**
+ * Verifies access tokens with the authorization server's published keys (fetched once and
+ * cached, not per request): signature, `typ` at+jwt, issuer, audience and expiry. Any failure is
+ * null: the caller answers 401 invalid_token without saying which check failed.
+ */
+export class AccessTokenVerifier {
+  constructor(
+    private readonly keys: JWTVerifyGetKey,
+    private readonly issuer: string,
+    private readonly audience: string,
+  ) {}
+
+  async verify(token: string): Promise<VerifiedAccessToken | null> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys, {
+        algorithms: [SIGNING_ALGORITHM],
+        typ: ACCESS_TOKEN_TYPE,
+        issuer: this.issuer,
+        audience: this.audience,
+        requiredClaims: ['sub', 'exp', 'iat', 'jti', 'client_id', 'scope', 'tenant_id'],
+      }));
+    } catch {
+      return null;
+    }
+    const { sub, jti, exp, client_id, scope, tenant_id } = payload as JWTPayload &
+      Record<string, unknown>;
+    if (
+      typeof client_id !== 'string' ||
+      typeof scope !== 'string' ||
+      typeof tenant_id !== 'string'
+    ) {
+      return null;
+    }
+    return {
+      tenantId: tenant_id,
+      userId: sub!,
+      clientId: client_id,
+      scopes: scope.split(' ').filter(isScope),
+      tokenId: jti!,
+      expiresAt: new Date(exp! * 1000),
+    };
+  }
+}
+
+/** A JWS compact serialisation: three base64url parts. API keys never look like this. */
+export function looksLikeJwt(credential: string): boolean {
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(credential);
+}
