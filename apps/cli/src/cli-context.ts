@@ -23,6 +23,15 @@ export class CliError extends Error {
   }
 }
 
+/** A catch handler that turns the domain's validation errors into usage errors (exit 2). */
+export function asUsageError(...kinds: (abstract new (...args: never[]) => Error)[]) {
+  return (error: unknown): never => {
+    throw kinds.some((kind) => error instanceof kind)
+      ? new CliError((error as Error).message, 2)
+      : error;
+  };
+}
+
 /** Written by `npm start` so that the CLI finds the embedded database without being told. */
 export const LOCAL_STACK_FILE = join('.data', 'local-stack.json');
 

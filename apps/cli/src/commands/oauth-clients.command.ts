@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { InvalidClientError, OAuthClientsService } from '@svc/oauth';
-import { CliError, CliIo, report, withDatabase } from '../cli-context';
+import { asUsageError, CliIo, report, withDatabase } from '../cli-context';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -17,9 +17,7 @@ export function oauthClientsCommand(io: CliIo, json: () => boolean): Command {
       const client = await withDatabase(io, (db) =>
         new OAuthClientsService(db)
           .create({ name: options.name, redirectUris: options.redirectUri })
-          .catch((error: unknown) => {
-            throw error instanceof InvalidClientError ? new CliError(error.message, 2) : error;
-          }),
+          .catch(asUsageError(InvalidClientError)),
       );
       const view = {
         client_id: client.id,

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { InvalidTenantNameError, Tenant, TenantsService } from '@svc/tenants';
-import { CliError, CliIo, report, withDatabase } from '../cli-context';
+import { asUsageError, CliIo, report, withDatabase } from '../cli-context';
 
 const view = (tenant: Tenant) => ({
   id: tenant.id,
@@ -16,9 +16,7 @@ export function tenantsCommand(io: CliIo, json: () => boolean): Command {
     .requiredOption('--name <name>', 'display name')
     .action(async (options: { name: string }) => {
       const tenant = await withDatabase(io, (db) =>
-        new TenantsService(db).create(options.name).catch((error: unknown) => {
-          throw error instanceof InvalidTenantNameError ? new CliError(error.message, 2) : error;
-        }),
+        new TenantsService(db).create(options.name).catch(asUsageError(InvalidTenantNameError)),
       );
       report(io, json(), view(tenant), [`created tenant ${tenant.id} (${tenant.name})`]);
     });

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { isId, parseScopeList, SCOPES } from '@svc/contracts';
 import { InvalidUserError, UsersService } from '@svc/oauth';
 import { TenantsService } from '@svc/tenants';
-import { CliError, CliIo, report, withDatabase } from '../cli-context';
+import { asUsageError, CliError, CliIo, report, withDatabase } from '../cli-context';
 
 /** The password as piped in: one trailing line break is the terminal's, not the password's. */
 const passwordFrom = (input: string) => input.replace(/\r?\n$/, '');
@@ -35,9 +35,7 @@ export function usersCommand(io: CliIo, json: () => boolean): Command {
         }
         return new UsersService(db)
           .create({ tenantId: options.tenant, email: options.email, password, scopes })
-          .catch((error: unknown) => {
-            throw error instanceof InvalidUserError ? new CliError(error.message, 2) : error;
-          });
+          .catch(asUsageError(InvalidUserError));
       });
       const view = {
         id: user.id,
