@@ -125,11 +125,9 @@ export class EventIntake {
     wake?.();
   }
 
-  private deliveriesFinished(count: number): void {
-    if (count > 0) {
-      this.deliveriesInFlight -= count;
-      this.wake();
-    }
+  private deliveryFinished(): void {
+    this.deliveriesInFlight -= 1;
+    this.wake();
   }
 
   /** `counted` is called once the message's deliveries count in deliveriesInFlight (or it has none). */
@@ -143,38 +141,29 @@ export class EventIntake {
     }
     const { envelope, body } = event;
     const subscribers = await this.deps.directory.subscribers(envelope.tenant_id, envelope.type);
-    this.deliveriesInFlight += subscribers.length;
+    const served = message.info.redelivered ? await this.endpointsAlreadyServed(envelope.id) : null;
+    const targets = served
+      ? subscribers.filter((endpoint) => !served.has(endpoint.id))
+      : subscribers;
+    this.deliveriesInFlight += targets.length;
     counted();
-    /** Counted but not handed to deliver() yet. */
-    let undispatched = subscribers.length;
-    try {
-      const delivered = message.info.redelivered
-        ? await this.endpointsAlreadyServed(envelope.id)
-        : new Set<string>();
-      const parent = extractTraceContext(message.headers);
-      const payload: InboundPayload = {
-        eventId: envelope.id,
-        tenantId: envelope.tenant_id,
-        type: envelope.type,
-        body,
-        traceContext: traceCarrierOf(parent),
-      };
-      const publishedAtMs = message.time.getTime();
-      const deliveries = subscribers
-        .filter((endpoint) => !delivered.has(endpoint.id))
-        .map((endpoint) => {
-          undispatched -= 1;
-          return this.deliver(envelope, endpoint, payload, parent, publishedAtMs).finally(() =>
-            this.deliveriesFinished(1),
-          );
-        });
-      this.deliveriesFinished(undispatched);
-      undispatched = 0;
-      await Promise.all(deliveries);
-      message.ack();
-    } finally {
-      this.deliveriesFinished(undispatched);
-    }
+    const parent = extractTraceContext(message.headers);
+    const payload: InboundPayload = {
+      eventId: envelope.id,
+      tenantId: envelope.tenant_id,
+      type: envelope.type,
+      body,
+      traceContext: traceCarrierOf(parent),
+    };
+    const publishedAtMs = message.time.getTime();
+    await Promise.all(
+      targets.map((endpoint) =>
+        this.deliver(envelope, endpoint, payload, parent, publishedAtMs).finally(() =>
+          this.deliveryFinished(),
+        ),
+      ),
+    );
+    message.ack();
   }
 
   /** The envelope, or why the message is not one. */
