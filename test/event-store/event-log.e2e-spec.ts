@@ -93,6 +93,7 @@ describe('the append-only event log', () => {
         'Foundation1763740000000',
         'Deliveries1763760000000',
         'UsersAndClients1763780000000',
+        'OAuthGrants1763800000000',
       ]);
       expect(await migrateDatabase(database.url)).toEqual([]);
     } finally {

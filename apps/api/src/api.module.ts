@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AppConfig } from '@svc/config';
 import { BearerAuthGuard, IdentityModule } from '@svc/identity';
-import { AccessTokenVerifier } from '@svc/oauth';
+import { AccessTokenVerifier, GrantRevocations } from '@svc/oauth';
 import { createRemoteJWKSet } from 'jose';
 import { PlatformModule } from '@svc/platform';
 import { TenantsService } from '@svc/tenants';
@@ -23,15 +23,18 @@ export class ApiModule {
         PlatformModule.forApp('api', config, registry),
         IdentityModule.forRoot({
           // Keys are fetched from the authorization server when a token names an unknown key id,
-          // and cached: verification makes no call to it per request.
-          accessTokens: new AccessTokenVerifier(
-            createRemoteJWKSet(new URL(config.auth.jwksUrl), {
-              cooldownDuration: 30_000,
-              cacheMaxAge: 600_000,
-            }),
-            config.auth.issuer,
-            config.auth.audience,
-          ),
+          // and cached: verification makes no call to it per request. Revocation is read from the
+          // shared database (one primary-key lookup, as for API keys).
+          accessTokens: (db) =>
+            new AccessTokenVerifier(
+              createRemoteJWKSet(new URL(config.auth.jwksUrl), {
+                cooldownDuration: 30_000,
+                cacheMaxAge: 600_000,
+              }),
+              config.auth.issuer,
+              config.auth.audience,
+              (grantId) => new GrantRevocations(db).isRevoked(grantId),
+            ),
         }),
         WebhooksModule,
       ],

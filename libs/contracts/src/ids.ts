@@ -11,6 +11,8 @@ export const ID_PREFIXES = {
   user: 'usr',
   oauthClient: 'cli',
   accessToken: 'tok',
+  oauthGrant: 'grt',
+  refreshToken: 'rtk',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -7,8 +7,10 @@ import { BearerAuthGuard } from './guards/bearer-auth.guard';
 @Global()
 @Module({})
 export class IdentityModule {
-  /** API keys always; OAuth access tokens too when a verifier is given. */
-  static forRoot(options: { accessTokens?: AccessTokenVerifier } = {}): DynamicModule {
+  /** API keys always; OAuth access tokens too when a verifier factory is given. */
+  static forRoot(
+    options: { accessTokens?: (db: DataSource) => AccessTokenVerifier } = {},
+  ): DynamicModule {
     const providers: Provider[] = [
       {
         provide: ApiKeysService,
@@ -18,7 +20,11 @@ export class IdentityModule {
       BearerAuthGuard,
     ];
     if (options.accessTokens) {
-      providers.push({ provide: AccessTokenVerifier, useValue: options.accessTokens });
+      providers.push({
+        provide: AccessTokenVerifier,
+        useFactory: options.accessTokens,
+        inject: [DataSource],
+      });
     }
     return { module: IdentityModule, providers, exports: [ApiKeysService, BearerAuthGuard] };
   }

@@ -1,12 +1,14 @@
 import { Foundation1763740000000 } from './1763740000000-foundation';
 import { Deliveries1763760000000 } from './1763760000000-deliveries';
 import { UsersAndClients1763780000000 } from './1763780000000-users-and-clients';
+import { OAuthGrants1763800000000 } from './1763800000000-oauth-grants';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
   Foundation1763740000000,
   Deliveries1763760000000,
   UsersAndClients1763780000000,
+  OAuthGrants1763800000000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

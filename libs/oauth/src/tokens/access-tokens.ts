@@ -12,6 +12,8 @@ export interface AccessTokenGrant {
   userId: string;
   clientId: string;
   scopes: readonly Scope[];
+  /** The grant (refresh-token family) the token was issued from; revoking it revokes the token. */
+  grantId?: string;
 }
 
 export interface VerifiedAccessToken extends AccessTokenGrant {
@@ -27,19 +29,20 @@ export class AccessTokenIssuer {
     private readonly audience: string,
   ) {}
 
-  issue(grant: AccessTokenGrant, now = new Date()): Promise<string> {
+  issue(grant: AccessTokenGrant, now = new Date(), tokenId = newId('tok')): Promise<string> {
     const key = this.keys[0];
     const issuedAt = Math.floor(now.getTime() / 1000);
     return new SignJWT({
       client_id: grant.clientId,
       scope: grant.scopes.join(' '),
       tenant_id: grant.tenantId,
+      ...(grant.grantId ? { grant_id: grant.grantId } : {}),
     })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid: key.kid })
       .setIssuer(this.issuer)
       .setAudience(this.audience)
       .setSubject(grant.userId)
-      .setJti(newId('tok'))
+      .setJti(tokenId)
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + ACCESS_TOKEN_LIFETIME_SECONDS)
       .sign(key.privateKey);
@@ -56,6 +59,8 @@ export class AccessTokenVerifier {
     private readonly keys: JWTVerifyGetKey,
     private readonly issuer: string,
     private readonly audience: string,
+    /** Revocation (code or refresh-token reuse, RFC 7009) reaches tokens through their grant. */
+    private readonly grantIsRevoked?: (grantId: string) => Promise<boolean>,
   ) {}
 
   async verify(token: string): Promise<VerifiedAccessToken | null> {
@@ -71,13 +76,17 @@ export class AccessTokenVerifier {
     } catch {
       return null;
     }
-    const { sub, jti, exp, client_id, scope, tenant_id } = payload as JWTPayload &
+    const { sub, jti, exp, client_id, scope, tenant_id, grant_id } = payload as JWTPayload &
       Record<string, unknown>;
     if (
       typeof client_id !== 'string' ||
       typeof scope !== 'string' ||
-      typeof tenant_id !== 'string'
+      typeof tenant_id !== 'string' ||
+      (grant_id !== undefined && typeof grant_id !== 'string')
     ) {
+      return null;
+    }
+    if (grant_id !== undefined && this.grantIsRevoked && (await this.grantIsRevoked(grant_id))) {
       return null;
     }
     return {
@@ -87,6 +96,7 @@ export class AccessTokenVerifier {
       scopes: scope.split(' ').filter(isScope),
       tokenId: jti!,
       expiresAt: new Date(exp! * 1000),
+      ...(grant_id !== undefined ? { grantId: grant_id } : {}),
     };
   }
 }

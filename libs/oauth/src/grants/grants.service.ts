@@ -1,0 +1,364 @@
+import { newId, Scope } from '@svc/contracts';
+import { appendToStream, NewEvent } from '@svc/event-store';
+import { DataSource, EntityManager } from 'typeorm';
+import { verifierMatches } from '../rules/pkce';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, AccessTokenIssuer } from '../tokens/access-tokens';
+import {
+  AuthorizationCodeReused,
+  GRANT_EVENT_TYPES,
+  GrantAuthorized,
+  GrantParties,
+  GrantRevocationReason,
+  GrantRevoked,
+  RefreshTokenReused,
+  TokensIssued,
+} from './grant-events';
+import { generateOpaqueSecret, generateRefreshToken, hashOpaqueToken } from './opaque-tokens';
+
+/** RFC 6749 4.1.2 recommends at most ten minutes; the issue asks for 60 s. */
+export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 60;
+/** A grant stays usable while it is refreshed at least once in this time (ADR 0014). */
+export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
+
+/** The request cannot be granted: RFC 6749 5.2 `invalid_grant`, with a description. */
+export class InvalidGrantError extends Error {
+  readonly error = 'invalid_grant';
+}
+
+export interface IssuedTokens {
+  grantId: string;
+  accessToken: string;
+  refreshToken: string;
+  scopes: Scope[];
+  expiresIn: number;
+}
+
+interface GrantRow {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  client_id: string;
+  scopes: Scope[];
+  revoked_at: Date | null;
+}
+
+const parties = (grant: GrantRow): GrantParties => ({
+  grant_id: grant.id,
+  tenant_id: grant.tenant_id,
+  user_id: grant.user_id,
+  client_id: grant.client_id,
+});
+
+/**
+ * Grants, their single-use authorization codes and rotating refresh tokens. Each operation is
+ * one transaction that changes the rows and appends what happened to the grant's stream.
+ */
+export class GrantsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly accessTokens: AccessTokenIssuer,
+  ) {}
+
+  /** The user consented: a new grant and its authorization code (returned once, stored hashed). */
+  async authorize(input: {
+    tenantId: string;
+    userId: string;
+    clientId: string;
+    scopes: Scope[];
+    redirectUri: string;
+    codeChallenge: string;
+  }): Promise<{ grantId: string; code: string }> {
+    const grantId = newId('grt');
+    const code = generateOpaqueSecret();
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO oauth_grants (id, tenant_id, user_id, client_id, scopes, stream_version)
+         VALUES ($1, $2, $3, $4, $5, 1)`,
+        [grantId, input.tenantId, input.userId, input.clientId, input.scopes],
+      );
+      const [{ expires_at }] = (await manager.query(
+        `INSERT INTO oauth_authorization_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at)
+         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+         RETURNING expires_at`,
+        [
+          hashOpaqueToken(code),
+          grantId,
+          input.redirectUri,
+          input.codeChallenge,
+          AUTHORIZATION_CODE_LIFETIME_SECONDS,
+        ],
+      )) as { expires_at: Date }[];
+      const data: GrantAuthorized = {
+        grant_id: grantId,
+        tenant_id: input.tenantId,
+        user_id: input.userId,
+        client_id: input.clientId,
+        scopes: input.scopes,
+        redirect_uri: input.redirectUri,
+        code_expires_at: expires_at.toISOString(),
+      };
+      await appendToStream(manager, grantId, 0, [
+        { type: GRANT_EVENT_TYPES.authorized, data: { ...data } },
+      ]);
+    });
+    return { grantId, code };
+  }
+
+  /**
+   * RFC 6749 4.1.3 with RFC 7636 4.6: the code is consumed only by an exchange that matches its
+   * client, redirect URI, PKCE challenge and lifetime; presenting a consumed code revokes the
+   * grant, and with it every token issued from it.
+   */
+  async exchangeCode(input: {
+    code: string;
+    clientId: string;
+    redirectUri: string;
+    codeVerifier: string;
+  }): Promise<IssuedTokens> {
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const [row] = (await manager.query(
+        `SELECT c.grant_id, c.redirect_uri, c.code_challenge, c.consumed_at,
+                c.expires_at <= now() AS expired, g.client_id
+           FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id
+          WHERE c.code_hash = $1
+            FOR UPDATE OF c`,
+        [hashOpaqueToken(input.code)],
+      )) as {
+        grant_id: string;
+        redirect_uri: string;
+        code_challenge: string;
+        consumed_at: Date | null;
+        expired: boolean;
+        client_id: string;
+      }[];
+      if (!row || row.client_id !== input.clientId) {
+        return { refused: 'the authorization code is not valid for this client' };
+      }
+      if (row.consumed_at) {
+        const grant = await this.lockGrant(manager, row.grant_id);
+        const reused: AuthorizationCodeReused = {
+          ...parties(grant),
+          first_used_at: row.consumed_at.toISOString(),
+        };
+        await this.revoke(manager, grant, 'authorization_code_reused', [
+          { type: GRANT_EVENT_TYPES.authorizationCodeReused, data: { ...reused } },
+        ]);
+        return {
+          refused: 'the authorization code was used already; the tokens issued from it are revoked',
+        };
+      }
+      if (row.expired) {
+        return { refused: 'the authorization code has expired' };
+      }
+      if (row.redirect_uri !== input.redirectUri) {
+        return { refused: 'redirect_uri differs from the one in the authorization request' };
+      }
+      if (!verifierMatches(input.codeVerifier, row.code_challenge)) {
+        return { refused: 'code_verifier does not match the code_challenge' };
+      }
+      const grant = await this.lockGrant(manager, row.grant_id);
+      if (grant.revoked_at) {
+        return { refused: 'the grant has been revoked' };
+      }
+      await manager.query(
+        `UPDATE oauth_authorization_codes SET consumed_at = now() WHERE code_hash = $1`,
+        [hashOpaqueToken(input.code)],
+      );
+      return { issued: await this.issueTokens(manager, grant, 'authorization_code') };
+    });
+    if ('refused' in outcome) {
+      throw new InvalidGrantError(outcome.refused);
+    }
+    return outcome.issued;
+  }
+
+  /**
+   * RFC 6749 6 with RFC 9700 4.14.2 rotation: the presented token is consumed by one conditional
+   * update, so of two concurrent refreshes only one can succeed; presenting a consumed token is
+   * taken as theft and revokes the whole family.
+   */
+  async refresh(input: { refreshToken: string; clientId: string }): Promise<IssuedTokens> {
+    const tokenHash = hashOpaqueToken(input.refreshToken);
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const [consumed] = (await manager.query(
+        `UPDATE oauth_refresh_tokens t SET consumed_at = now()
+           FROM oauth_grants g
+          WHERE t.token_hash = $1 AND t.consumed_at IS NULL AND t.expires_at > now()
+            AND g.id = t.grant_id AND g.revoked_at IS NULL AND g.client_id = $2
+          RETURNING t.id, t.grant_id`,
+        [tokenHash, input.clientId],
+      )) as [{ id: string; grant_id: string }[], number];
+      if (consumed.length === 1) {
+        const grant = await this.lockGrant(manager, consumed[0].grant_id);
+        return {
+          issued: await this.issueTokens(manager, grant, 'refresh_token', consumed[0].id),
+        };
+      }
+      const [token] = (await manager.query(
+        `SELECT t.id, t.grant_id, t.consumed_at, g.client_id, g.revoked_at
+           FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+          WHERE t.token_hash = $1`,
+        [tokenHash],
+      )) as {
+        id: string;
+        grant_id: string;
+        consumed_at: Date | null;
+        client_id: string;
+        revoked_at: Date | null;
+      }[];
+      if (!token || token.client_id !== input.clientId) {
+        return { refused: 'the refresh token is not valid for this client' };
+      }
+      if (token.revoked_at) {
+        return { refused: 'the grant has been revoked' };
+      }
+      if (token.consumed_at) {
+        const grant = await this.lockGrant(manager, token.grant_id);
+        const reused: RefreshTokenReused = {
+          ...parties(grant),
+          refresh_token_id: token.id,
+          consumed_at: token.consumed_at.toISOString(),
+        };
+        await this.revoke(manager, grant, 'refresh_token_reused', [
+          { type: GRANT_EVENT_TYPES.refreshTokenReused, data: { ...reused } },
+        ]);
+        return {
+          refused: 'the refresh token was used already; every token of its grant is revoked',
+        };
+      }
+      return { refused: 'the refresh token has expired' };
+    });
+    if ('refused' in outcome) {
+      throw new InvalidGrantError(outcome.refused);
+    }
+    return outcome.issued;
+  }
+
+  /**
+   * RFC 7009: revokes the grant a refresh token (or, by grant id, an access token) belongs to,
+   * when it was issued to `clientId`. Returns whether anything was revoked.
+   */
+  async revokeByRefreshToken(refreshToken: string, clientId: string): Promise<boolean> {
+    const [token] = (await this.dataSource.query(
+      `SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1`,
+      [hashOpaqueToken(refreshToken)],
+    )) as { grant_id: string }[];
+    return token ? this.revokeGrant(token.grant_id, clientId) : false;
+  }
+
+  async revokeGrant(grantId: string, clientId: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const grant = await this.lockGrant(manager, grantId).catch(() => null);
+      if (!grant || grant.client_id !== clientId || grant.revoked_at) {
+        return false;
+      }
+      await this.revoke(manager, grant, 'revoked_by_client', []);
+      return true;
+    });
+  }
+
+  private async lockGrant(manager: EntityManager, grantId: string): Promise<GrantRow> {
+    const [grant] = (await manager.query(
+      `SELECT id, tenant_id, user_id, client_id, scopes, revoked_at
+         FROM oauth_grants WHERE id = $1 FOR UPDATE`,
+      [grantId],
+    )) as GrantRow[];
+    if (!grant) {
+      throw new Error(`grant ${grantId} does not exist`);
+    }
+    return grant;
+  }
+
+  /** Appends to the grant's stream; the grant row, locked by the caller, holds its version. */
+  private async append(manager: EntityManager, grantId: string, events: NewEvent[]) {
+    const [rows] = (await manager.query(
+      `UPDATE oauth_grants SET stream_version = stream_version + $2 WHERE id = $1
+       RETURNING stream_version - $2 AS expected`,
+      [grantId, events.length],
+    )) as [{ expected: number }[], number];
+    await appendToStream(manager, grantId, rows[0].expected, events);
+  }
+
+  private async revoke(
+    manager: EntityManager,
+    grant: GrantRow,
+    reason: GrantRevocationReason,
+    before: NewEvent[],
+  ): Promise<void> {
+    if (grant.revoked_at) {
+      await this.append(manager, grant.id, before);
+      return;
+    }
+    await manager.query(
+      `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1`,
+      [grant.id, reason],
+    );
+    const revoked: GrantRevoked = { ...parties(grant), reason };
+    await this.append(manager, grant.id, [
+      ...before,
+      { type: GRANT_EVENT_TYPES.revoked, data: { ...revoked } },
+    ]);
+  }
+
+  private async issueTokens(
+    manager: EntityManager,
+    grant: GrantRow,
+    via: TokensIssued['via'],
+    consumedRefreshTokenId?: string,
+  ): Promise<IssuedTokens> {
+    const refreshToken = generateRefreshToken();
+    const refreshTokenId = newId('rtk');
+    const accessTokenId = newId('tok');
+    const issuedAt = new Date();
+    await manager.query(
+      `INSERT INTO oauth_refresh_tokens (id, token_hash, grant_id, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [refreshTokenId, hashOpaqueToken(refreshToken), grant.id, REFRESH_TOKEN_LIFETIME_SECONDS],
+    );
+    const accessToken = await this.accessTokens.issue(
+      {
+        tenantId: grant.tenant_id,
+        userId: grant.user_id,
+        clientId: grant.client_id,
+        scopes: grant.scopes,
+        grantId: grant.id,
+      },
+      issuedAt,
+      accessTokenId,
+    );
+    const issued: TokensIssued = {
+      ...parties(grant),
+      scopes: grant.scopes,
+      via,
+      access_token_id: accessTokenId,
+      access_token_expires_at: new Date(
+        Math.floor(issuedAt.getTime() / 1000) * 1000 + ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+      ).toISOString(),
+      refresh_token_id: refreshTokenId,
+      ...(consumedRefreshTokenId ? { consumed_refresh_token_id: consumedRefreshTokenId } : {}),
+    };
+    await this.append(manager, grant.id, [
+      { type: GRANT_EVENT_TYPES.tokensIssued, data: { ...issued } },
+    ]);
+    return {
+      grantId: grant.id,
+      accessToken,
+      refreshToken,
+      scopes: grant.scopes,
+      expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS,
+    };
+  }
+}
+
+/** What the registration API asks of a token's grant: has it been revoked? */
+export class GrantRevocations {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async isRevoked(grantId: string): Promise<boolean> {
+    const [grant] = (await this.dataSource.query(
+      `SELECT revoked_at IS NOT NULL AS revoked FROM oauth_grants WHERE id = $1`,
+      [grantId],
+    )) as { revoked: boolean }[];
+    return !grant || grant.revoked;
+  }
+}
