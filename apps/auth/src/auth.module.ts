@@ -1,13 +1,37 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@svc/config';
-import { loadSigningKeys } from '@svc/oauth';
+import {
+  AccessTokenIssuer,
+  AccessTokenVerifier,
+  GrantsService,
+  loadSigningKeys,
+  LoginThrottle,
+  OAuthClientsService,
+  SigningKey,
+  SignInSessions,
+  UsersService,
+} from '@svc/oauth';
 import { PlatformModule } from '@svc/platform';
+import { createLocalJWKSet } from 'jose';
 import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { AuthMetrics } from './auth-metrics';
+import { AuthorizeController } from './authorize/authorize.controller';
+import { CsrfProtection } from './browser/csrf-protection';
 import { JwksController, SIGNING_KEYS } from './keys/jwks.controller';
+import { AuthorizationServerMetadataController } from './metadata/authorization-server-metadata.controller';
+import { OWN_ACCESS_TOKENS, RevocationController } from './revocation/revocation.controller';
+import { SignInController } from './sign-in/sign-in.controller';
+import { TokenController } from './token/token.controller';
+
+const withDataSource = <T>(make: (db: DataSource) => T) => ({
+  useFactory: make,
+  inject: [DataSource],
+});
 
 /**
- * The authorization server (OAuth 2.0 + PKCE). For now: its signing keys and their JWKS; the
- * authorization and token endpoints come next (issue 4).
+ * The authorization server (spec 4.3, 4.4, 5.2): authorization code with PKCE, the sign-in and
+ * consent pages, the token and revocation endpoints, its metadata and the JWKS of its keys.
  */
 @Module({})
 export class AuthModule {
@@ -15,13 +39,50 @@ export class AuthModule {
     return {
       module: AuthModule,
       imports: [PlatformModule.forApp('auth', config, registry)],
-      controllers: [JwksController],
+      controllers: [
+        AuthorizationServerMetadataController,
+        JwksController,
+        AuthorizeController,
+        SignInController,
+        TokenController,
+        RevocationController,
+      ],
       providers: [
+        { provide: AuthMetrics, useValue: new AuthMetrics(registry) },
         {
           provide: SIGNING_KEYS,
           useFactory: (c: AppConfig) =>
             loadSigningKeys(c.auth.signingKeys, c.nodeEnv === 'production'),
           inject: [APP_CONFIG],
+        },
+        {
+          provide: AccessTokenIssuer,
+          useFactory: (keys: SigningKey[]) =>
+            new AccessTokenIssuer(keys, config.auth.issuer, config.auth.audience),
+          inject: [SIGNING_KEYS],
+        },
+        {
+          provide: OWN_ACCESS_TOKENS,
+          useFactory: (keys: SigningKey[]) =>
+            new AccessTokenVerifier(
+              createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) }),
+              config.auth.issuer,
+              config.auth.audience,
+            ),
+          inject: [SIGNING_KEYS],
+        },
+        {
+          provide: GrantsService,
+          useFactory: (db: DataSource, issuer: AccessTokenIssuer) => new GrantsService(db, issuer),
+          inject: [DataSource, AccessTokenIssuer],
+        },
+        { provide: OAuthClientsService, ...withDataSource((db) => new OAuthClientsService(db)) },
+        { provide: UsersService, ...withDataSource((db) => new UsersService(db)) },
+        { provide: SignInSessions, ...withDataSource((db) => new SignInSessions(db)) },
+        { provide: LoginThrottle, ...withDataSource((db) => new LoginThrottle(db)) },
+        {
+          provide: CsrfProtection,
+          useValue: new CsrfProtection(new URL(config.auth.issuer).origin),
         },
       ],
     };

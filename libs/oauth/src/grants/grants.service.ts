@@ -23,6 +23,18 @@ export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
 /** The request cannot be granted: RFC 6749 5.2 `invalid_grant`, with a description. */
 export class InvalidGrantError extends Error {
   readonly error = 'invalid_grant';
+  constructor(
+    description: string,
+    /** Set when presenting the code or token revoked its grant (reuse). */
+    readonly revoked?: GrantRevocationReason,
+  ) {
+    super(description);
+  }
+}
+
+/** A refresh asked for scopes other than those granted: RFC 6749 5.2 `invalid_scope`. */
+export class InvalidScopeError extends Error {
+  readonly error = 'invalid_scope';
 }
 
 export interface IssuedTokens {
@@ -32,6 +44,8 @@ export interface IssuedTokens {
   scopes: Scope[];
   expiresIn: number;
 }
+
+type Outcome = { refused: string; revoked?: GrantRevocationReason } | { issued: IssuedTokens };
 
 interface GrantRow {
   id: string;
@@ -76,7 +90,7 @@ export class GrantsService {
          VALUES ($1, $2, $3, $4, $5, 1)`,
         [grantId, input.tenantId, input.userId, input.clientId, input.scopes],
       );
-      const [{ expires_at }] = (await manager.query(
+      const [{ expires_at }] = await manager.query<{ expires_at: Date }[]>(
         `INSERT INTO oauth_authorization_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at)
          VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
          RETURNING expires_at`,
@@ -87,7 +101,7 @@ export class GrantsService {
           input.codeChallenge,
           AUTHORIZATION_CODE_LIFETIME_SECONDS,
         ],
-      )) as { expires_at: Date }[];
+      );
       const data: GrantAuthorized = {
         grant_id: grantId,
         tenant_id: input.tenantId,
@@ -115,22 +129,24 @@ export class GrantsService {
     redirectUri: string;
     codeVerifier: string;
   }): Promise<IssuedTokens> {
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const [row] = (await manager.query(
+    const outcome = await this.dataSource.transaction(async (manager): Promise<Outcome> => {
+      const [row] = await manager.query<
+        {
+          grant_id: string;
+          redirect_uri: string;
+          code_challenge: string;
+          consumed_at: Date | null;
+          expired: boolean;
+          client_id: string;
+        }[]
+      >(
         `SELECT c.grant_id, c.redirect_uri, c.code_challenge, c.consumed_at,
                 c.expires_at <= now() AS expired, g.client_id
            FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id
           WHERE c.code_hash = $1
             FOR UPDATE OF c`,
         [hashOpaqueToken(input.code)],
-      )) as {
-        grant_id: string;
-        redirect_uri: string;
-        code_challenge: string;
-        consumed_at: Date | null;
-        expired: boolean;
-        client_id: string;
-      }[];
+      );
       if (!row || row.client_id !== input.clientId) {
         return { refused: 'the authorization code is not valid for this client' };
       }
@@ -145,6 +161,7 @@ export class GrantsService {
         ]);
         return {
           refused: 'the authorization code was used already; the tokens issued from it are revoked',
+          revoked: 'authorization_code_reused' as const,
         };
       }
       if (row.expired) {
@@ -167,7 +184,7 @@ export class GrantsService {
       return { issued: await this.issueTokens(manager, grant, 'authorization_code') };
     });
     if ('refused' in outcome) {
-      throw new InvalidGrantError(outcome.refused);
+      throw new InvalidGrantError(outcome.refused, outcome.revoked);
     }
     return outcome.issued;
   }
@@ -177,35 +194,48 @@ export class GrantsService {
    * update, so of two concurrent refreshes only one can succeed; presenting a consumed token is
    * taken as theft and revokes the whole family.
    */
-  async refresh(input: { refreshToken: string; clientId: string }): Promise<IssuedTokens> {
+  async refresh(input: {
+    refreshToken: string;
+    clientId: string;
+    /** RFC 6749 6: a refresh may name the scopes again; it may not change them (ADR 0014). */
+    scopes?: readonly string[];
+  }): Promise<IssuedTokens> {
     const tokenHash = hashOpaqueToken(input.refreshToken);
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const [consumed] = (await manager.query(
+    const outcome = await this.dataSource.transaction(async (manager): Promise<Outcome> => {
+      const [consumed] = await manager.query<[{ id: string; grant_id: string }[], number]>(
         `UPDATE oauth_refresh_tokens t SET consumed_at = now()
            FROM oauth_grants g
           WHERE t.token_hash = $1 AND t.consumed_at IS NULL AND t.expires_at > now()
             AND g.id = t.grant_id AND g.revoked_at IS NULL AND g.client_id = $2
           RETURNING t.id, t.grant_id`,
         [tokenHash, input.clientId],
-      )) as [{ id: string; grant_id: string }[], number];
+      );
       if (consumed.length === 1) {
         const grant = await this.lockGrant(manager, consumed[0].grant_id);
+        if (input.scopes && !sameScopes(input.scopes, grant.scopes)) {
+          // Thrown inside the transaction: it rolls back, and the token stays unused.
+          throw new InvalidScopeError(
+            `a refresh keeps the granted scopes: ${grant.scopes.join(' ')}`,
+          );
+        }
         return {
           issued: await this.issueTokens(manager, grant, 'refresh_token', consumed[0].id),
         };
       }
-      const [token] = (await manager.query(
+      const [token] = await manager.query<
+        {
+          id: string;
+          grant_id: string;
+          consumed_at: Date | null;
+          client_id: string;
+          revoked_at: Date | null;
+        }[]
+      >(
         `SELECT t.id, t.grant_id, t.consumed_at, g.client_id, g.revoked_at
            FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
           WHERE t.token_hash = $1`,
         [tokenHash],
-      )) as {
-        id: string;
-        grant_id: string;
-        consumed_at: Date | null;
-        client_id: string;
-        revoked_at: Date | null;
-      }[];
+      );
       if (!token || token.client_id !== input.clientId) {
         return { refused: 'the refresh token is not valid for this client' };
       }
@@ -224,12 +254,13 @@ export class GrantsService {
         ]);
         return {
           refused: 'the refresh token was used already; every token of its grant is revoked',
+          revoked: 'refresh_token_reused' as const,
         };
       }
       return { refused: 'the refresh token has expired' };
     });
     if ('refused' in outcome) {
-      throw new InvalidGrantError(outcome.refused);
+      throw new InvalidGrantError(outcome.refused, outcome.revoked);
     }
     return outcome.issued;
   }
@@ -239,10 +270,10 @@ export class GrantsService {
    * when it was issued to `clientId`. Returns whether anything was revoked.
    */
   async revokeByRefreshToken(refreshToken: string, clientId: string): Promise<boolean> {
-    const [token] = (await this.dataSource.query(
+    const [token] = await this.dataSource.query<{ grant_id: string }[]>(
       `SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = $1`,
       [hashOpaqueToken(refreshToken)],
-    )) as { grant_id: string }[];
+    );
     return token ? this.revokeGrant(token.grant_id, clientId) : false;
   }
 
@@ -258,11 +289,11 @@ export class GrantsService {
   }
 
   private async lockGrant(manager: EntityManager, grantId: string): Promise<GrantRow> {
-    const [grant] = (await manager.query(
+    const [grant] = await manager.query<GrantRow[]>(
       `SELECT id, tenant_id, user_id, client_id, scopes, revoked_at
          FROM oauth_grants WHERE id = $1 FOR UPDATE`,
       [grantId],
-    )) as GrantRow[];
+    );
     if (!grant) {
       throw new Error(`grant ${grantId} does not exist`);
     }
@@ -271,11 +302,11 @@ export class GrantsService {
 
   /** Appends to the grant's stream; the grant row, locked by the caller, holds its version. */
   private async append(manager: EntityManager, grantId: string, events: NewEvent[]) {
-    const [rows] = (await manager.query(
+    const [rows] = await manager.query<[{ expected: number }[], number]>(
       `UPDATE oauth_grants SET stream_version = stream_version + $2 WHERE id = $1
        RETURNING stream_version - $2 AS expected`,
       [grantId, events.length],
-    )) as [{ expected: number }[], number];
+    );
     await appendToStream(manager, grantId, rows[0].expected, events);
   }
 
@@ -350,15 +381,18 @@ export class GrantsService {
   }
 }
 
+const sameScopes = (requested: readonly string[], granted: readonly string[]) =>
+  new Set(requested).size === granted.length && requested.every((s) => granted.includes(s));
+
 /** What the registration API asks of a token's grant: has it been revoked? */
 export class GrantRevocations {
   constructor(private readonly dataSource: DataSource) {}
 
   async isRevoked(grantId: string): Promise<boolean> {
-    const [grant] = (await this.dataSource.query(
+    const [grant] = await this.dataSource.query<{ revoked: boolean }[]>(
       `SELECT revoked_at IS NOT NULL AS revoked FROM oauth_grants WHERE id = $1`,
       [grantId],
-    )) as { revoked: boolean }[];
+    );
     return !grant || grant.revoked;
   }
 }

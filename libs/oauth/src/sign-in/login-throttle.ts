@@ -32,10 +32,10 @@ export class LoginThrottle {
          ON CONFLICT (key) DO NOTHING`,
         [key, now],
       );
-      const [row] = (await manager.query(
+      const [row] = await manager.query<{ failures: number; window_started_at: Date }[]>(
         `SELECT failures, window_started_at FROM login_throttle WHERE key = $1 FOR UPDATE`,
         [key],
-      )) as { failures: number; window_started_at: Date }[];
+      );
       const current = row.failures === 0 ? undefined : toRecord(row);
       const next = recordFailure(current, now, this.policy);
       await manager.query(
@@ -50,10 +50,10 @@ export class LoginThrottle {
   }
 
   private async read(email: string): Promise<FailureRecord | undefined> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.dataSource.query<{ failures: number; window_started_at: Date }[]>(
       `SELECT failures, window_started_at FROM login_throttle WHERE key = $1`,
       [throttleKey(email)],
-    )) as { failures: number; window_started_at: Date }[];
+    );
     return row && row.failures > 0 ? toRecord(row) : undefined;
   }
 }

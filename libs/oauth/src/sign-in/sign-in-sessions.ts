@@ -27,10 +27,10 @@ export class SignInSessions {
     if (!sessionId || !isOpaqueSecret(sessionId)) {
       return null;
     }
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.dataSource.query<{ user_id: string }[]>(
       `SELECT user_id FROM auth_sessions WHERE id_hash = $1 AND expires_at > now()`,
       [hashOpaqueToken(sessionId)],
-    )) as { user_id: string }[];
+    );
     return row?.user_id ?? null;
   }
 

@@ -46,6 +46,10 @@ export class UsersService {
     }
   }
 
+  findById(id: string): Promise<User | null> {
+    return this.dataSource.getRepository(User).findOneBy({ id });
+  }
+
   findByEmail(email: string): Promise<User | null> {
     return this.dataSource.getRepository(User).findOneBy({ email: email.trim().toLowerCase() });
   }

@@ -1,0 +1,204 @@
+import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { APP_CONFIG, AppConfig } from '@svc/config';
+import {
+  authorizationResponseUrl,
+  AuthorizationRequest,
+  checkAuthorizationRequest,
+  GrantsService,
+  grantScopes,
+  OAuthClient,
+  OAuthClientsService,
+  RawParameters,
+  SignInSessions,
+  User,
+  UsersService,
+} from '@svc/oauth';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthMetrics } from '../auth-metrics';
+import { SESSION_COOKIE } from '../browser/cookies';
+import { CsrfProtection } from '../browser/csrf-protection';
+import { sendPage, sendRedirect } from '../browser/html-response';
+import { consentPage } from '../pages/consent-page';
+import { errorPage } from '../pages/error-page';
+import { loginPage } from '../pages/login-page';
+import {
+  findNamedClient,
+  pickAuthorizationParameters,
+  toQueryString,
+  toSingleValues,
+} from './authorization-parameters';
+
+type Checked = { client: OAuthClient; request: AuthorizationRequest; parameters: RawParameters };
+
+/**
+ * The authorization endpoint (spec 4.3, RFC 6749 4.1.1): checks the request, then asks the user
+ * to sign in, then for consent; the consent form posts back here and the user returns to the
+ * client with a code or an error, always with `iss` (RFC 9207) and the client's `state`.
+ */
+@ApiExcludeController()
+@Controller('oauth/authorize')
+export class AuthorizeController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly clients: OAuthClientsService,
+    private readonly users: UsersService,
+    private readonly sessions: SignInSessions,
+    private readonly grants: GrantsService,
+    private readonly csrf: CsrfProtection,
+    private readonly metrics: AuthMetrics,
+  ) {}
+
+  @Get()
+  async show(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    const checked = await this.check(request.query as RawParameters, reply, 302);
+    if (!checked) {
+      return reply;
+    }
+    const user = await this.signedInUser(request);
+    if (!user) {
+      return sendPage(
+        reply,
+        200,
+        loginPage({
+          clientName: checked.client.name,
+          authorizationRequest: toQueryString(checked.parameters),
+          csrfToken: this.csrf.tokenFor(request, reply),
+        }),
+      );
+    }
+    return this.askConsent(request, reply, checked, user);
+  }
+
+  @Post()
+  @HttpCode(303)
+  async decide(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    const form = (request.body ?? {}) as RawParameters;
+    if (!this.csrf.accepts(request, form.csrf_token)) {
+      return sendPage(reply, 403, expiredFormPage());
+    }
+    const checked = await this.check(form, reply, 303);
+    if (!checked) {
+      return reply;
+    }
+    const user = await this.signedInUser(request);
+    if (!user) {
+      return sendPage(
+        reply,
+        401,
+        loginPage({
+          clientName: checked.client.name,
+          authorizationRequest: toQueryString(checked.parameters),
+          csrfToken: this.csrf.tokenFor(request, reply),
+          error: 'Your sign-in has ended. Sign in again to continue.',
+        }),
+      );
+    }
+    const { request: authorization } = checked;
+    const { granted } = grantScopes(authorization.scopes.join(' '), user.allowedScopes);
+    if (form.decision !== 'allow' || granted.length === 0) {
+      this.metrics.consents.inc({ decision: 'denied' });
+      return this.redirectToClient(reply, 303, authorization, {
+        error: 'access_denied',
+        error_description:
+          form.decision === 'allow'
+            ? 'the user may grant none of the requested scopes'
+            : 'the user denied the request',
+      });
+    }
+    const { code } = await this.grants.authorize({
+      tenantId: user.tenantId,
+      userId: user.id,
+      clientId: authorization.clientId,
+      scopes: granted,
+      redirectUri: authorization.redirectUri,
+      codeChallenge: authorization.codeChallenge,
+    });
+    this.metrics.consents.inc({ decision: 'allowed' });
+    return this.redirectToClient(reply, 303, authorization, { code });
+  }
+
+  /** The checked request, or null once an error page or error redirect has been sent. */
+  private async check(
+    source: RawParameters,
+    reply: FastifyReply,
+    redirectStatus: 302 | 303,
+  ): Promise<Checked | null> {
+    const parameters = pickAuthorizationParameters(source);
+    const client = await findNamedClient(this.clients, parameters);
+    const check = checkAuthorizationRequest(parameters, client);
+    if (check.outcome === 'error_page') {
+      sendPage(reply, 400, errorPage('This sign-in link is not valid', check.description));
+      return null;
+    }
+    if (check.outcome === 'redirect_error') {
+      sendRedirect(
+        reply,
+        redirectStatus,
+        authorizationResponseUrl(check.redirectUri, this.config.auth.issuer, {
+          error: check.error,
+          error_description: check.description,
+          state: check.state,
+        }),
+      );
+      return null;
+    }
+    return { client: client!, request: check.request, parameters };
+  }
+
+  private async askConsent(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { client, request: authorization, parameters }: Checked,
+    user: User,
+  ): Promise<FastifyReply> {
+    const { granted } = grantScopes(authorization.scopes.join(' '), user.allowedScopes);
+    if (granted.length === 0) {
+      this.metrics.consents.inc({ decision: 'denied' });
+      return this.redirectToClient(reply, 302, authorization, {
+        error: 'access_denied',
+        error_description: 'the user may grant none of the requested scopes',
+      });
+    }
+    return sendPage(
+      reply,
+      200,
+      consentPage({
+        clientName: client.name,
+        userEmail: user.email,
+        granted,
+        withheld: authorization.scopes.filter((scope) => !granted.includes(scope)),
+        request: toSingleValues(parameters),
+        csrfToken: this.csrf.tokenFor(request, reply),
+      }),
+    );
+  }
+
+  private redirectToClient(
+    reply: FastifyReply,
+    status: 302 | 303,
+    authorization: AuthorizationRequest,
+    parameters: Record<string, string>,
+  ): FastifyReply {
+    return sendRedirect(
+      reply,
+      status,
+      authorizationResponseUrl(authorization.redirectUri, this.config.auth.issuer, {
+        ...parameters,
+        state: authorization.state,
+      }),
+    );
+  }
+
+  private async signedInUser(request: FastifyRequest): Promise<User | null> {
+    const userId = await this.sessions.userOf(request.cookies[SESSION_COOKIE]);
+    return userId ? this.users.findById(userId) : null;
+  }
+}
+
+export function expiredFormPage(): string {
+  return errorPage(
+    'This form has expired',
+    'The form was not sent from this sign-in page, or it is too old. Go back, reload the page and try again.',
+  );
+}

@@ -1,0 +1,33 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Pages of the authorization server: never cached, never framed (clickjacking of the consent
+ * page), no scripts, and no Referer carrying the request's state to other sites.
+ */
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    )
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .send(html);
+}
+
+/** A redirect after a form or to the client; no-store so the code never sits in a cache. */
+export function sendRedirect(
+  reply: FastifyReply,
+  status: 302 | 303,
+  location: string,
+): FastifyReply {
+  return reply
+    .code(status)
+    .header('location', location)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .send();
+}
