@@ -42,6 +42,8 @@ export interface StartOptions {
   logLines?: string[];
   /** Join this database (created by the caller, who drops it) instead of a new one. */
   databaseUrl?: string;
+  /** Listen on this port instead of an ephemeral one (when a URL must be known beforehand). */
+  port?: number;
 }
 
 export async function startApp(
@@ -59,7 +61,7 @@ export async function startApp(
     const destination = sink ? { write: (line: string) => void sink.push(line) } : undefined;
     const app = await create(config, createLogger(name, config.logLevel, destination));
     try {
-      await app.listen(0, '127.0.0.1');
+      await app.listen(options.port ?? 0, '127.0.0.1');
     } catch (error) {
       await app.close();
       throw error;
@@ -82,8 +84,11 @@ export async function startApp(
 }
 
 /** The real authorization server (apps/auth). */
-export function startAuth(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
-  return startApp('auth', createAuthApplication, overrides);
+export function startAuth(
+  overrides: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
+): Promise<RunningApp> {
+  return startApp('auth', createAuthApplication, overrides, options);
 }
 
 /** The real delivery engine (apps/delivery): health, readiness and metrics over HTTP. */

@@ -3,3 +3,4 @@ export * from './app-harness';
 export * from './http-client';
 export * from './test-database';
 export * from './test-environment';
+export * from './oauth-harness';

@@ -22,5 +22,11 @@ export async function createAuthApplication(
   );
   await app.register(fastifyFormbody);
   await app.register(fastifyCookie);
+  // Any other body type reaches the OAuth endpoints, which answer it in RFC 6749 5.2 terms
+  // (invalid_request) rather than with a 415 a client library would not understand.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null));
   return app;
 }

@@ -92,6 +92,10 @@ export class SignInController {
     void reply.setCookie(SESSION_COOKIE, sessionId, BROWSER_COOKIE_OPTIONS);
     this.metrics.signIns.inc({ outcome: 'succeeded' });
     // Relative, so it stays on this server whatever the form said.
-    return sendRedirect(reply, 303, `authorize?${new URLSearchParams(authorizationRequest).toString()}`);
+    return sendRedirect(
+      reply,
+      303,
+      `authorize?${new URLSearchParams(authorizationRequest).toString()}`,
+    );
   }
 }
