@@ -38,6 +38,7 @@ const ESM_ONLY_PACKAGES = [
   '@borewit',
   'load-esm',
   'jose',
+  'oauth4webapi',
 ];
 
 const transform = {

@@ -4,3 +4,4 @@ export * from './http-client';
 export * from './test-database';
 export * from './test-environment';
 export * from './oauth-harness';
+export * from './headless-chromium';

@@ -2,7 +2,8 @@ import type { FastifyReply } from 'fastify';
 
 /**
  * Pages of the authorization server: never cached, never framed (clickjacking of the consent
- * page), no scripts, and no Referer carrying the request's state to other sites.
+ * page), no scripts, and no Referer carrying the request's state to other sites (same-origin,
+ * not no-referrer: under no-referrer a browser sends `Origin: null` on the forms' POSTs).
  */
 export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply
@@ -14,7 +15,7 @@ export function sendPage(reply: FastifyReply, status: number, html: string): Fas
       "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
     )
     .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .send(html);
 }
 
@@ -28,6 +29,6 @@ export function sendRedirect(
     .code(status)
     .header('location', location)
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .send();
 }
