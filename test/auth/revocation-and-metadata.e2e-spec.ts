@@ -1,4 +1,5 @@
 import { readStream } from '@svc/event-store';
+import { purgeExpiredAuthState } from '@svc/oauth';
 import {
   authorizationParameters,
   http,
@@ -127,6 +128,35 @@ describe('authorization server metadata (RFC 8414) and revocation (RFC 7009)', (
     expect(value('svc_auth_sign_ins_total{outcome="throttled",app="auth"}')).toBe(0);
   });
 
+  it('purges codes, refresh tokens, sessions and throttle rows nobody can use any more', async () => {
+    const tokens = await issueTokens();
+    const db = bed.api.dataSource;
+    await db.query(`UPDATE oauth_authorization_codes SET expires_at = now() - interval '2 days'`);
+    await db.query(`UPDATE auth_sessions SET expires_at = now() - interval '1 second'`);
+    const [fresh] = await db.query<{ id: string }[]>(
+      `SELECT id FROM oauth_refresh_tokens ORDER BY issued_at DESC LIMIT 1`,
+    );
+    expect(await purgeExpiredAuthState(db)).toBeGreaterThan(0);
+    const count = async (table: string) =>
+      (await db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
+    expect(await count('oauth_authorization_codes')).toBe(0);
+    expect(await count('auth_sessions')).toBe(0);
+    const [kept] = await db.query<{ id: string }[]>(
+      `SELECT id FROM oauth_refresh_tokens WHERE id = $1`,
+      [fresh.id],
+    );
+    expect(kept).toBeDefined();
+    expect(
+      (
+        await tokenRequest(bed, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: bed.client.id,
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   it.each([
     ['no token', { client_id: 'x' }, 'invalid_request'],
     ['no client_id', { token: 'x' }, 'invalid_request'],
@@ -136,7 +166,7 @@ describe('authorization server metadata (RFC 8414) and revocation (RFC 7009)', (
       'invalid_client',
     ],
   ])('refuses a request with %s', async (_name, fields, error) => {
-    const response = await revoke(fields as Record<string, string>);
+    const response = await revoke(fields);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toBe(error);
   });

@@ -18,6 +18,7 @@ import { DataSource } from 'typeorm';
 import { AuthMetrics } from './auth-metrics';
 import { AuthorizeController } from './authorize/authorize.controller';
 import { CsrfProtection } from './browser/csrf-protection';
+import { ExpiredStateSweeper } from './housekeeping/expired-state-sweeper';
 import { JwksController, SIGNING_KEYS } from './keys/jwks.controller';
 import { AuthorizationServerMetadataController } from './metadata/authorization-server-metadata.controller';
 import { OWN_ACCESS_TOKENS, RevocationController } from './revocation/revocation.controller';
@@ -48,6 +49,7 @@ export class AuthModule {
         RevocationController,
       ],
       providers: [
+        ExpiredStateSweeper,
         { provide: AuthMetrics, useValue: new AuthMetrics(registry) },
         {
           provide: SIGNING_KEYS,

@@ -15,3 +15,4 @@ export * from './sign-in/login-throttle';
 export * from './sign-in/login-throttle-rule';
 export * from './sign-in/sign-in-sessions';
 export * from './rules/authorization-request';
+export * from './grants/expired-state-purge';
