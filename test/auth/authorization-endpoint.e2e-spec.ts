@@ -192,17 +192,22 @@ describe('GET /oauth/authorize, sign-in and consent', () => {
   });
 
   describe('consent page', () => {
-    it('lists the scopes in words with Allow and Deny, and returns a code with state and iss', async () => {
+    /** Signs in with a fresh browser; the consent page it is shown, and that browser. */
+    const consentPageFor = async (parameters: Record<string, string | undefined>) => {
       const b = browser();
-      const parameters = authorizationParameters(bed, undefined, {
-        scope: 'tenants:read alerts:read',
-      });
       const signIn = await b.post('login', {
         ...hiddenInputs((await b.get(authorizePath(parameters))).text),
         email: bed.user.email,
         password: bed.user.password,
       });
-      const consent = await b.get(signIn.headers.get('location')!);
+      return { b, consent: await b.get(signIn.headers.get('location')!) };
+    };
+
+    it('lists the scopes in words with Allow and Deny, and returns a code with state and iss', async () => {
+      const parameters = authorizationParameters(bed, undefined, {
+        scope: 'tenants:read alerts:read',
+      });
+      const { b, consent } = await consentPageFor(parameters);
       expect(consent.status).toBe(200);
       expect(consent.text).toContain('Read tenant profiles and configuration.');
       expect(consent.text).toContain('Read security alerts and threat events.');
@@ -230,16 +235,10 @@ describe('GET /oauth/authorize, sign-in and consent', () => {
     });
 
     it('grants only the requested scopes the user is allowed', async () => {
-      const b = browser();
       const parameters = authorizationParameters(bed, undefined, {
         scope: 'sentinel:respond alerts:read',
       });
-      const signIn = await b.post('login', {
-        ...hiddenInputs((await b.get(authorizePath(parameters))).text),
-        email: bed.user.email,
-        password: bed.user.password,
-      });
-      const consent = await b.get(signIn.headers.get('location')!);
+      const { b, consent } = await consentPageFor(parameters);
       expect(consent.text).toContain('which your account cannot grant');
       const back = await signInAndConsent(bed, parameters, { browser: b });
       const [grant] = await bed.api.dataSource.query<{ scopes: string[] }[]>(
@@ -258,14 +257,9 @@ describe('GET /oauth/authorize, sign-in and consent', () => {
     });
 
     it('refuses a consent posted without the CSRF token, and one whose session is gone', async () => {
-      const b = browser();
       const parameters = authorizationParameters(bed);
-      const signIn = await b.post('login', {
-        ...hiddenInputs((await b.get(authorizePath(parameters))).text),
-        email: bed.user.email,
-        password: bed.user.password,
-      });
-      const fields = hiddenInputs((await b.get(signIn.headers.get('location')!)).text);
+      const { b, consent } = await consentPageFor(parameters);
+      const fields = hiddenInputs(consent.text);
       expect(
         (await b.post('authorize', { ...fields, csrf_token: 'x', decision: 'allow' })).status,
       ).toBe(403);
@@ -276,14 +270,9 @@ describe('GET /oauth/authorize, sign-in and consent', () => {
     });
 
     it('checks the request again when the consent is posted', async () => {
-      const b = browser();
       const parameters = authorizationParameters(bed);
-      const signIn = await b.post('login', {
-        ...hiddenInputs((await b.get(authorizePath(parameters))).text),
-        email: bed.user.email,
-        password: bed.user.password,
-      });
-      const fields = hiddenInputs((await b.get(signIn.headers.get('location')!)).text);
+      const { b, consent } = await consentPageFor(parameters);
+      const fields = hiddenInputs(consent.text);
       const tampered = await b.post('authorize', {
         ...fields,
         redirect_uri: 'https://evil.example/callback',

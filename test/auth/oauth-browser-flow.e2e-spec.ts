@@ -106,18 +106,21 @@ describe('OAuth 2.0 authorization code flow with PKCE, in a browser', () => {
     expect(tenants.status).toBe(200);
     expect(tenants.body.data[0].id).toBe(bed.tenantId);
 
-    // Refresh: a new refresh token, the same scope.
-    const refreshed = await oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(
+    const refreshWith = async (refreshToken: string) =>
+      oauth.processRefreshTokenResponse(
         as,
         client,
-        clientAuth,
-        tokens.refresh_token!,
-        insecureLoopback,
-      ),
-    );
+        await oauth.refreshTokenGrantRequest(
+          as,
+          client,
+          clientAuth,
+          refreshToken,
+          insecureLoopback,
+        ),
+      );
+
+    // Refresh: a new refresh token, the same scope.
+    const refreshed = await refreshWith(tokens.refresh_token!);
     expect(refreshed.refresh_token).toMatch(/^svc_rt_/);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.scope).toBe(tokens.scope);
@@ -126,29 +129,9 @@ describe('OAuth 2.0 authorization code flow with PKCE, in a browser', () => {
     ).toBe(200);
 
     // Reuse of the consumed refresh token: refused, and the family is revoked.
-    const reuse = oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(
-        as,
-        client,
-        clientAuth,
-        tokens.refresh_token!,
-        insecureLoopback,
-      ),
-    );
+    const reuse = refreshWith(tokens.refresh_token!);
     await expect(reuse).rejects.toMatchObject({ error: 'invalid_grant' });
-    const afterReuse = oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(
-        as,
-        client,
-        clientAuth,
-        refreshed.refresh_token!,
-        insecureLoopback,
-      ),
-    );
+    const afterReuse = refreshWith(refreshed.refresh_token!);
     await expect(afterReuse).rejects.toMatchObject({ error: 'invalid_grant' });
     expect(
       (await http(bed.api.baseUrl, 'GET', '/v1/tenants', { key: refreshed.access_token })).status,

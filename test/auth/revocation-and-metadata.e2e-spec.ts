@@ -1,11 +1,10 @@
 import { readStream } from '@svc/event-store';
 import { purgeExpiredAuthState } from '@svc/oauth';
 import {
-  authorizationParameters,
+  grantIdOf,
   http,
-  newPkce,
+  obtainTokens,
   OAuthTestBed,
-  signInAndConsent,
   startOAuthTestBed,
   tokenRequest,
 } from '../support';
@@ -20,31 +19,13 @@ describe('authorization server metadata (RFC 8414) and revocation (RFC 7009)', (
     await bed.close();
   });
 
-  const issueTokens = async () => {
-    const pkce = newPkce();
-    const back = await signInAndConsent(bed, authorizationParameters(bed, pkce));
-    const response = await tokenRequest(bed, {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code')!,
-      redirect_uri: bed.client.redirectUri,
-      client_id: bed.client.id,
-      code_verifier: pkce.verifier,
-    });
-    return response.body as Record<string, string>;
-  };
+  const issueTokens = () => obtainTokens(bed);
   const revoke = (fields: Record<string, string>) =>
     fetch(`${bed.auth.baseUrl}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(fields).toString(),
     });
-  const grantIdOf = (accessToken: string) =>
-    (
-      JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()) as {
-        grant_id: string;
-      }
-    ).grant_id;
-
   it('publishes its metadata under the issuer', async () => {
     const response = await http(bed.auth.baseUrl, 'GET', '/.well-known/oauth-authorization-server');
     expect(response.status).toBe(200);

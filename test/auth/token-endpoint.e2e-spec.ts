@@ -2,9 +2,11 @@ import { readStream } from '@svc/event-store';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   authorizationParameters,
+  grantIdOf,
   http,
   newPkce,
   OAuthTestBed,
+  obtainTokens,
   signInAndConsent,
   startOAuthTestBed,
   tokenRequest,
@@ -46,13 +48,6 @@ describe('POST /oauth/token', () => {
     });
   const tenantsWith = (accessToken: string) =>
     http(bed.api.baseUrl, 'GET', '/v1/tenants', { key: accessToken });
-  const grantIdOf = (accessToken: string) =>
-    (
-      JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()) as {
-        grant_id: string;
-      }
-    ).grant_id;
-
   describe('authorization_code', () => {
     it('answers exactly the five fields of spec 4.4, never cached, with a token the API accepts', async () => {
       const { code, verifier } = await newCode();
@@ -195,11 +190,7 @@ describe('POST /oauth/token', () => {
   });
 
   describe('refresh_token', () => {
-    const tokens = async () => {
-      const { code, verifier } = await newCode({ scope: 'tenants:read alerts:read' });
-      const response = await exchange(code, verifier);
-      return response.body as Record<string, string>;
-    };
+    const tokens = () => obtainTokens(bed, { scope: 'tenants:read alerts:read' });
 
     it('returns a new refresh token with the same scope each time, and consumes the old one', async () => {
       const first = await tokens();

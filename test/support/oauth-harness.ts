@@ -222,3 +222,31 @@ export async function tokenRequest(bed: OAuthTestBed, fields: Record<string, str
     body: JSON.parse(text) as Record<string, unknown>,
   };
 }
+
+/** Signs in, consents and exchanges the code: the token response's fields. */
+export async function obtainTokens(
+  bed: OAuthTestBed,
+  overrides: Record<string, string | undefined> = {},
+): Promise<Record<string, string>> {
+  const pkce = newPkce();
+  const back = await signInAndConsent(bed, authorizationParameters(bed, pkce, overrides));
+  const response = await tokenRequest(bed, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: bed.client.redirectUri,
+    client_id: bed.client.id,
+    code_verifier: pkce.verifier,
+  });
+  if (response.status !== 200) {
+    throw new Error(`token endpoint answered ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+  return response.body as Record<string, string>;
+}
+
+/** The grant an access token was issued from, read from its payload (tests only: unverified). */
+export function grantIdOf(accessToken: string): string {
+  const payload = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()) as {
+    grant_id: string;
+  };
+  return payload.grant_id;
+}

@@ -57,15 +57,7 @@ export class AuthorizeController {
     }
     const user = await this.signedInUser(request);
     if (!user) {
-      return sendPage(
-        reply,
-        200,
-        loginPage({
-          clientName: checked.client.name,
-          authorizationRequest: toQueryString(checked.parameters),
-          csrfToken: this.csrf.tokenFor(request, reply),
-        }),
-      );
+      return this.askSignIn(request, reply, checked, 200);
     }
     return this.askConsent(request, reply, checked, user);
   }
@@ -83,15 +75,12 @@ export class AuthorizeController {
     }
     const user = await this.signedInUser(request);
     if (!user) {
-      return sendPage(
+      return this.askSignIn(
+        request,
         reply,
+        checked,
         401,
-        loginPage({
-          clientName: checked.client.name,
-          authorizationRequest: toQueryString(checked.parameters),
-          csrfToken: this.csrf.tokenFor(request, reply),
-          error: 'Your sign-in has ended. Sign in again to continue.',
-        }),
+        'Your sign-in has ended. Sign in again to continue.',
       );
     }
     const { request: authorization } = checked;
@@ -144,6 +133,25 @@ export class AuthorizeController {
       return null;
     }
     return { client: client!, request: check.request, parameters };
+  }
+
+  private askSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { client, parameters }: Checked,
+    status: number,
+    error?: string,
+  ): FastifyReply {
+    return sendPage(
+      reply,
+      status,
+      loginPage({
+        clientName: client.name,
+        authorizationRequest: toQueryString(parameters),
+        csrfToken: this.csrf.tokenFor(request, reply),
+        ...(error ? { error } : {}),
+      }),
+    );
   }
 
   private async askConsent(
