@@ -9,13 +9,12 @@ import {
 } from '@svc/oauth';
 import { exportJWK, generateKeyPair } from 'jose';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { Agent, request } from 'undici';
 import { createDatabase, createTenantWithKey, dropDatabase, newNamespace } from './bench-stack';
 import { loadBenchSettings } from './bench-settings';
 import { Cleanup } from './cleanup';
 import { appEnvironment } from './engine-process';
-import { freePort, ServiceProcess } from './service-process';
+import { freePort, startBuiltApp } from './service-process';
 
 /**
  * What an OAuth access token costs the registration API per request against an API key: JWT
@@ -50,24 +49,10 @@ async function main(cleanup: Cleanup): Promise<void> {
     AUTH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
     AUTH_SIGNING_KEYS: JSON.stringify([jwk]),
   };
-  const auth = new ServiceProcess(
-    'auth',
-    resolve(settings.repoRoot, 'dist/apps/auth/src/main.js'),
-    { ...env, AUTH_PORT: String(authPort) },
-    { cwd: settings.repoRoot },
-  );
-  cleanup.add('auth', () => auth.stop());
-  await auth.waitForHttp(`${issuer}/readyz`, 30_000);
+  await startBuiltApp('auth', authPort, env, settings.repoRoot, cleanup);
   const apiPort = await freePort();
-  const api = new ServiceProcess(
-    'api',
-    resolve(settings.repoRoot, 'dist/apps/api/src/main.js'),
-    { ...env, API_PORT: String(apiPort) },
-    { cwd: settings.repoRoot },
-  );
-  cleanup.add('api', () => api.stop());
+  await startBuiltApp('api', apiPort, env, settings.repoRoot, cleanup);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  await api.waitForHttp(`${apiUrl}/readyz`, 30_000);
 
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   cleanup.add('HTTP agent', () => agent.close());

@@ -31,7 +31,7 @@ import { appEnvironment, EngineProcess } from './engine-process';
 import { benchCpuGroups, CpuMeter } from './process-stats';
 import { RawClient } from './raw-ceiling';
 import { ReceiverProcess } from './receiver-process';
-import { freePort, ServiceProcess } from './service-process';
+import { freePort, startBuiltApp } from './service-process';
 import { MetricsDelta } from './stats';
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -61,15 +61,8 @@ async function main(cleanup: Cleanup): Promise<BenchReport> {
   const env = appEnvironment(settings, ns, databaseUrl, randomBytes(32).toString('base64'));
   const { tenantId, key } = await createTenantWithKey(databaseUrl);
   const apiPort = await freePort();
-  const api = new ServiceProcess(
-    'api',
-    resolve(settings.repoRoot, 'dist/apps/api/src/main.js'),
-    { ...env, API_PORT: String(apiPort) },
-    { cwd: settings.repoRoot },
-  );
-  cleanup.add('api', () => api.stop());
+  const api = await startBuiltApp('api', apiPort, env, settings.repoRoot, cleanup);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  await api.waitForHttp(`${apiUrl}/readyz`, 30_000);
   const endpoints = await registerEndpoints(apiUrl, key, receiver.ports);
   await api.stop();
   log(`registered ${endpoints.length} endpoints through the API (tenant ${tenantId})`);

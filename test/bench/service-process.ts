@@ -1,18 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A loopback port free right now (the service is told to listen on it). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => done());
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+import type { Cleanup } from './cleanup';
+
+export { freePort } from '../support/free-port';
 
 /**
  * One of the built apps (`node dist/apps/<app>/src/main.js`) as a process of its own, so that its
@@ -94,4 +86,26 @@ export class ServiceProcess {
       this.child.kill('SIGKILL');
     }
   }
+}
+
+/**
+ * A built HTTP app (`api` or `auth`) as its own process on `port`, stopped by `cleanup`, once its
+ * /readyz answers.
+ */
+export async function startBuiltApp(
+  app: 'api' | 'auth',
+  port: number,
+  env: NodeJS.ProcessEnv,
+  repoRoot: string,
+  cleanup: Cleanup,
+): Promise<ServiceProcess> {
+  const service = new ServiceProcess(
+    app,
+    resolve(repoRoot, `dist/apps/${app}/src/main.js`),
+    { ...env, [`${app.toUpperCase()}_PORT`]: String(port) },
+    { cwd: repoRoot },
+  );
+  cleanup.add(app, () => service.stop());
+  await service.waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
+  return service;
 }

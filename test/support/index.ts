@@ -5,3 +5,4 @@ export * from './test-database';
 export * from './test-environment';
 export * from './oauth-harness';
 export * from './headless-chromium';
+export * from './free-port';

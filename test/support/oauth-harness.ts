@@ -1,21 +1,9 @@
 import { Scope } from '@svc/contracts';
 import { OAuthClientsService, s256Challenge, UsersService } from '@svc/oauth';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { RunningApi, startApi } from './api-harness';
 import { RunningApp, startAuth } from './app-harness';
-
-/** A port nobody listens on now, so a URL naming it can be configured before the app starts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './free-port';
 
 export interface TestUser {
   id: string;

@@ -25,16 +25,18 @@ export class ApiModule {
           // Keys are fetched from the authorization server when a token names an unknown key id,
           // and cached: verification makes no call to it per request. Revocation is read from the
           // shared database (one primary-key lookup, as for API keys).
-          accessTokens: (db) =>
-            new AccessTokenVerifier(
+          accessTokens: (db) => {
+            const revocations = new GrantRevocations(db);
+            return new AccessTokenVerifier(
               createRemoteJWKSet(new URL(config.auth.jwksUrl), {
                 cooldownDuration: 30_000,
                 cacheMaxAge: 600_000,
               }),
               config.auth.issuer,
               config.auth.audience,
-              (grantId) => new GrantRevocations(db).isRevoked(grantId),
-            ),
+              (grantId) => revocations.isRevoked(grantId),
+            );
+          },
         }),
         WebhooksModule,
       ],

@@ -1,4 +1,3 @@
-import { isId } from '@svc/contracts';
 import type { OAuthClient, OAuthClientsService, RawParameters } from '@svc/oauth';
 
 /** The parameters of spec 4.3, the only ones carried through the sign-in and consent forms. */
@@ -44,11 +43,11 @@ export function toSingleValues(parameters: RawParameters): Record<string, string
   );
 }
 
-/** The client a request names, when the id is well formed and registered. */
+/** The client a request names, when it is registered. */
 export async function findNamedClient(
   clients: OAuthClientsService,
   parameters: RawParameters,
 ): Promise<OAuthClient | null> {
   const clientId = parameters.client_id;
-  return typeof clientId === 'string' && isId('cli', clientId) ? clients.find(clientId) : null;
+  return typeof clientId === 'string' ? clients.find(clientId) : null;
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '@svc/config';
 import {
@@ -20,7 +20,7 @@ import { SESSION_COOKIE } from '../browser/cookies';
 import { CsrfProtection } from '../browser/csrf-protection';
 import { sendPage, sendRedirect } from '../browser/html-response';
 import { consentPage } from '../pages/consent-page';
-import { errorPage } from '../pages/error-page';
+import { errorPage, expiredFormPage } from '../pages/error-page';
 import { loginPage } from '../pages/login-page';
 import {
   findNamedClient,
@@ -63,7 +63,6 @@ export class AuthorizeController {
   }
 
   @Post()
-  @HttpCode(303)
   async decide(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const form = (request.body ?? {}) as RawParameters;
     if (!this.csrf.accepts(request, form.csrf_token)) {
@@ -84,7 +83,7 @@ export class AuthorizeController {
       );
     }
     const { request: authorization } = checked;
-    const { granted } = grantScopes(authorization.scopes.join(' '), user.allowedScopes);
+    const granted = grantableScopes(authorization, user);
     if (form.decision !== 'allow' || granted.length === 0) {
       this.metrics.consents.inc({ decision: 'denied' });
       return this.redirectToClient(reply, 303, authorization, {
@@ -160,7 +159,7 @@ export class AuthorizeController {
     { client, request: authorization, parameters }: Checked,
     user: User,
   ): Promise<FastifyReply> {
-    const { granted } = grantScopes(authorization.scopes.join(' '), user.allowedScopes);
+    const granted = grantableScopes(authorization, user);
     if (granted.length === 0) {
       this.metrics.consents.inc({ decision: 'denied' });
       return this.redirectToClient(reply, 302, authorization, {
@@ -204,9 +203,6 @@ export class AuthorizeController {
   }
 }
 
-export function expiredFormPage(): string {
-  return errorPage(
-    'This form has expired',
-    'The form was not sent from this sign-in page, or it is too old. Go back, reload the page and try again.',
-  );
-}
+/** What a grant for this request and user would carry: requested and allowed (spec 5.1). */
+const grantableScopes = (authorization: AuthorizationRequest, user: User) =>
+  grantScopes(authorization.scopes.join(' '), user.allowedScopes).granted;

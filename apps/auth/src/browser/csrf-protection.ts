@@ -22,6 +22,7 @@ export class CsrfProtection {
   /** A token for a form; sets the secret cookie when the browser has none. */
   tokenFor(request: FastifyRequest, reply: FastifyReply): string {
     let secret = request.cookies[CSRF_COOKIE];
+    // A damaged secret is replaced, or every form from this browser would fail for good.
     if (!secret || secret.length < 18) {
       secret = this.tokens.secretSync();
       void reply.setCookie(CSRF_COOKIE, secret, BROWSER_COOKIE_OPTIONS);

@@ -9,3 +9,11 @@ export function errorPage(title: string, description: string): string {
 <p>Go back to the application and try again. If this keeps happening, tell its developers.</p>`,
   );
 }
+
+/** A sign-in or consent form whose CSRF token or Origin did not check out. */
+export function expiredFormPage(): string {
+  return errorPage(
+    'This form has expired',
+    'The form was not sent from this sign-in page, or it is too old. Go back, reload the page and try again.',
+  );
+}

@@ -1,6 +1,5 @@
 import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { isId } from '@svc/contracts';
 import {
   AccessTokenVerifier,
   GrantsService,
@@ -10,7 +9,7 @@ import {
 } from '@svc/oauth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthMetrics } from '../auth-metrics';
-import { formParameters, required } from '../token/form-parameters';
+import { formParameters, required, requireRegisteredClient } from '../token/form-parameters';
 import { OAuthError, sendOAuthError, sendOAuthJson } from '../token/oauth-error';
 
 /** Verifies access tokens with this server's own keys, for revocation. */
@@ -36,10 +35,7 @@ export class RevocationController {
     try {
       const parameters = formParameters(request);
       const token = required(parameters, 'token');
-      const clientId = required(parameters, 'client_id');
-      if (!isId('cli', clientId) || !(await this.clients.find(clientId))) {
-        throw new OAuthError('invalid_client', 'the client_id is not a registered client');
-      }
+      const clientId = await requireRegisteredClient(this.clients, parameters);
       if (await this.revokeGrantOf(token, clientId)) {
         this.metrics.grantsRevoked.inc({ reason: 'revoked_by_client' });
       }

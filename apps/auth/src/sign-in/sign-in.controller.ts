@@ -12,10 +12,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { AuthMetrics } from '../auth-metrics';
 import { findNamedClient } from '../authorize/authorization-parameters';
-import { expiredFormPage } from '../authorize/authorize.controller';
 import { BROWSER_COOKIE_OPTIONS, SESSION_COOKIE } from '../browser/cookies';
 import { CsrfProtection } from '../browser/csrf-protection';
 import { sendPage, sendRedirect } from '../browser/html-response';
+import { expiredFormPage } from '../pages/error-page';
 import { loginPage } from '../pages/login-page';
 
 const WRONG_CREDENTIALS = 'The email or password is incorrect.';
@@ -79,10 +79,10 @@ export class SignInController {
       );
     }
     const user = await this.users.findByEmail(email);
-    const matches = user
-      ? await passwordMatches(user.passwordHash, password)
-      : (await passwordMatches(await this.absentUserHash, password)) && false;
-    if (!user || !matches) {
+    if (!user) {
+      await passwordMatches(await this.absentUserHash, password);
+    }
+    if (!user || !(await passwordMatches(user.passwordHash, password))) {
       await this.throttle.fail(email);
       this.metrics.signIns.inc({ outcome: 'failed' });
       return again(401, WRONG_CREDENTIALS);

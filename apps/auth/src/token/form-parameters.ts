@@ -1,3 +1,4 @@
+import type { OAuthClientsService } from '@svc/oauth';
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from './oauth-error';
 
@@ -30,4 +31,16 @@ export function required(parameters: Record<string, string>, name: string): stri
     throw new OAuthError('invalid_request', `${name} is required`);
   }
   return value;
+}
+
+/** Public clients identify themselves by client_id (RFC 6749 2.3); it must be registered. */
+export async function requireRegisteredClient(
+  clients: OAuthClientsService,
+  parameters: Record<string, string>,
+): Promise<string> {
+  const clientId = required(parameters, 'client_id');
+  if (!(await clients.find(clientId))) {
+    throw new OAuthError('invalid_client', 'the client_id is not a registered client');
+  }
+  return clientId;
 }

@@ -9,10 +9,9 @@ import {
   isRefreshToken,
   OAuthClientsService,
 } from '@svc/oauth';
-import { isId } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthMetrics, TokenGrantType } from '../auth-metrics';
-import { formParameters, required } from './form-parameters';
+import { formParameters, required, requireRegisteredClient } from './form-parameters';
 import { OAuthError, sendOAuthError, sendOAuthJson } from './oauth-error';
 
 /**
@@ -36,7 +35,7 @@ export class TokenController {
       const requested = required(parameters, 'grant_type');
       grantType =
         requested === 'authorization_code' || requested === 'refresh_token' ? requested : 'other';
-      const clientId = await this.identifyClient(parameters);
+      const clientId = await requireRegisteredClient(this.clients, parameters);
       let issued: IssuedTokens;
       if (requested === 'authorization_code') {
         issued = await this.exchangeCode(parameters, clientId);
@@ -64,14 +63,6 @@ export class TokenController {
       }
       return sendOAuthError(reply, refusal);
     }
-  }
-
-  private async identifyClient(parameters: Record<string, string>): Promise<string> {
-    const clientId = required(parameters, 'client_id');
-    if (!isId('cli', clientId) || !(await this.clients.find(clientId))) {
-      throw new OAuthError('invalid_client', 'the client_id is not a registered client');
-    }
-    return clientId;
   }
 
   private exchangeCode(parameters: Record<string, string>, clientId: string) {

@@ -1,4 +1,4 @@
-import { newId } from '@svc/contracts';
+import { isId, newId } from '@svc/contracts';
 import { DataSource } from 'typeorm';
 import { checkRedirectUri } from '../rules/redirect-uri';
 import { OAuthClient } from './oauth-client.entity';
@@ -28,7 +28,11 @@ export class OAuthClientsService {
     );
   }
 
-  find(clientId: string): Promise<OAuthClient | null> {
+  /** The registered client, or null; a malformed id is not looked up. */
+  async find(clientId: string): Promise<OAuthClient | null> {
+    if (!isId('cli', clientId)) {
+      return null;
+    }
     return this.dataSource.getRepository(OAuthClient).findOneBy({ id: clientId });
   }
 }

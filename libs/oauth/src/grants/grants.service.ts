@@ -129,6 +129,7 @@ export class GrantsService {
     redirectUri: string;
     codeVerifier: string;
   }): Promise<IssuedTokens> {
+    const codeHash = hashOpaqueToken(input.code);
     const outcome = await this.dataSource.transaction(async (manager): Promise<Outcome> => {
       const [row] = await manager.query<
         {
@@ -145,7 +146,7 @@ export class GrantsService {
            FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id
           WHERE c.code_hash = $1
             FOR UPDATE OF c`,
-        [hashOpaqueToken(input.code)],
+        [codeHash],
       );
       if (!row || row.client_id !== input.clientId) {
         return { refused: 'the authorization code is not valid for this client' };
@@ -179,7 +180,7 @@ export class GrantsService {
       }
       await manager.query(
         `UPDATE oauth_authorization_codes SET consumed_at = now() WHERE code_hash = $1`,
-        [hashOpaqueToken(input.code)],
+        [codeHash],
       );
       return { issued: await this.issueTokens(manager, grant, 'authorization_code') };
     });
@@ -279,8 +280,8 @@ export class GrantsService {
 
   async revokeGrant(grantId: string, clientId: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const grant = await this.lockGrant(manager, grantId).catch(() => null);
-      if (!grant || grant.client_id !== clientId || grant.revoked_at) {
+      const grant = await this.lockGrant(manager, grantId);
+      if (grant.client_id !== clientId || grant.revoked_at) {
         return false;
       }
       await this.revoke(manager, grant, 'revoked_by_client', []);
