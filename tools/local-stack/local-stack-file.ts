@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface LocalStackFile {
@@ -11,6 +11,8 @@ export interface LocalStackFile {
  * embedded database without being told. It holds the database password, hence mode 0600.
  */
 export async function writeLocalStackFile(dataDir: string, content: LocalStackFile): Promise<void> {
+  // With DATABASE_URL and SECRET_ENCRYPTION_KEY given, nothing else has made the folder yet.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeFile(join(dataDir, 'local-stack.json'), `${JSON.stringify(content, null, 2)}\n`, {
     mode: 0o600,
   });
