@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AppConfig } from '@svc/config';
-import { BearerAuthGuard, IdentityModule } from '@svc/identity';
+import { AuthenticationModule } from './authentication/authentication.module';
+import { BearerAuthGuard } from './authentication/bearer-auth.guard';
 import { AccessTokenVerifier, GrantRevocations } from '@svc/oauth';
 import { createRemoteJWKSet } from 'jose';
 import { PlatformModule } from '@svc/platform';
@@ -21,7 +22,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         PlatformModule.forApp('api', config, registry),
-        IdentityModule.forRoot({
+        AuthenticationModule.forRoot({
           // Keys are fetched from the authorization server when a token names an unknown key id,
           // and cached: verification makes no call to it per request. Revocation is read from the
           // shared database (one primary-key lookup, as for API keys).

@@ -3,6 +3,9 @@ import ms from 'ms';
 import * as ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
+/** The injection token of the validated configuration in every app's module graph. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 const commaList = z

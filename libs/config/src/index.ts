@@ -1,2 +1,1 @@
 export * from './app-config';
-export * from './config.module';

@@ -1,4 +1,3 @@
 export * from './data-source';
-export * from './database.module';
 export * from './migrate';
 export * from './migrations';

@@ -1,1 +1,3 @@
+export * from './config.module';
+export * from './database.module';
 export * from './platform.module';

@@ -1,7 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig, ConfigModule } from '@svc/config';
+import { AppConfig } from '@svc/config';
+import { ConfigModule } from './config.module';
 import { SubjectScheme } from '@svc/contracts';
-import { DatabaseModule, DatabaseReadinessCheck } from '@svc/database';
+import { DatabaseModule, DatabaseReadinessCheck } from './database.module';
 import { OperationsModule } from '@svc/http';
 import { MessagingModule, NatsConnectionManager } from '@svc/messaging';
 import { Registry } from 'prom-client';

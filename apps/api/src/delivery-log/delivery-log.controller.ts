@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal, RequireScopes } from '@svc/identity';
+import type { Principal } from '@svc/identity';
+import { CurrentPrincipal, RequireScopes } from '../authentication/require-scopes.decorator';
 import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
 import {
   AttemptPage,

@@ -1,7 +1,8 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { problems } from '@svc/http';
-import { CurrentPrincipal, Principal, RequireScopes } from '@svc/identity';
+import type { Principal } from '@svc/identity';
+import { CurrentPrincipal, RequireScopes } from '../authentication/require-scopes.decorator';
 import { Tenant, TenantsService } from '@svc/tenants';
 import { ApiAuthenticatedProblems } from '../openapi/api-docs.decorators';
 

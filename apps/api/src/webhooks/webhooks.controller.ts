@@ -13,7 +13,8 @@ import {
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { PageQuery } from '@svc/http';
-import { CurrentPrincipal, Principal, RequireScopes } from '@svc/identity';
+import type { Principal } from '@svc/identity';
+import { CurrentPrincipal, RequireScopes } from '../authentication/require-scopes.decorator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
 import { RecoverWebhookRequest, RecoveryResponse } from './dto/recover-webhook.request';

@@ -1,4 +1,4 @@
-import { CREDENTIAL_PATTERN } from '../api-keys/api-key-format';
+import { CREDENTIAL_PATTERN } from '@svc/identity';
 
 /** Parameter names clients use for credentials when they should use the Authorization header. */
 const CREDENTIAL_QUERY_NAMES = new Set([

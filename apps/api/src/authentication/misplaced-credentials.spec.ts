@@ -1,4 +1,4 @@
-import { generateApiKey } from '../api-keys/api-key-format';
+import { generateApiKey } from '@svc/identity';
 import { findMisplacedCredential } from './misplaced-credentials';
 
 const key = generateApiKey('live');

@@ -1,7 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig } from './app-config';
-
-export const APP_CONFIG = Symbol('APP_CONFIG');
+import { APP_CONFIG, AppConfig } from '@svc/config';
 
 @Global()
 @Module({})

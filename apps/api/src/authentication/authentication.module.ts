@@ -1,12 +1,12 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AccessTokenVerifier } from '@svc/oauth';
 import { DataSource } from 'typeorm';
-import { ApiKeysService } from './api-keys/api-keys.service';
-import { BearerAuthGuard } from './guards/bearer-auth.guard';
+import { ApiKeysService } from '@svc/identity';
+import { BearerAuthGuard } from './bearer-auth.guard';
 
 @Global()
 @Module({})
-export class IdentityModule {
+export class AuthenticationModule {
   /** API keys always; OAuth access tokens too when a verifier factory is given. */
   static forRoot(
     options: { accessTokens?: (db: DataSource) => AccessTokenVerifier } = {},
@@ -26,6 +26,6 @@ export class IdentityModule {
         inject: [DataSource],
       });
     }
-    return { module: IdentityModule, providers, exports: [ApiKeysService, BearerAuthGuard] };
+    return { module: AuthenticationModule, providers, exports: [ApiKeysService, BearerAuthGuard] };
   }
 }

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Scope } from '@svc/contracts';
-import type { Principal } from '../principal';
+import type { Principal } from '@svc/identity';
 
 export const REQUIRED_SCOPES = 'svc:required-scopes';
 

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Injectable, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { withTimeout, ReadinessCheck } from '@svc/http';
 import { DataSource } from 'typeorm';
-import { DatabaseSettings, dataSourceOptions } from './data-source';
+import { DatabaseSettings, dataSourceOptions } from '@svc/database';
 
 @Injectable()
 export class DatabaseReadinessCheck implements ReadinessCheck {
