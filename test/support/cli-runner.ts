@@ -11,7 +11,13 @@ export interface CliRun {
 /** Runs the real admin CLI in-process, with its output captured and its input given. */
 export async function runSvc(
   argv: string[],
-  options: { env: NodeJS.ProcessEnv; cwd?: string; stdin?: string },
+  options: {
+    env: NodeJS.ProcessEnv;
+    cwd?: string;
+    stdin?: string;
+    /** For long-running commands (listen): resolves when the command should stop. */
+    untilStopped?: Promise<void>;
+  },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -21,6 +27,7 @@ export async function runSvc(
     env: { NODE_ENV: 'test', ...options.env },
     cwd: options.cwd ?? process.cwd(),
     stdin: () => Promise.resolve(options.stdin ?? ''),
+    untilStopped: () => options.untilStopped ?? Promise.resolve(),
   });
   let json: unknown;
   try {

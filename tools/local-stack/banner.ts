@@ -7,6 +7,15 @@ export interface BannerDetails {
   natsUrl: string;
   /** Set when the launcher started nats-server itself. */
   natsStoreDir?: string;
+  /** The CA the engine trusts for `svc listen`; absent in production mode. */
+  localCaFile?: string;
+}
+
+/** How a person on this machine reaches an app listening on `host`. */
+export function localUrl(host: string, port: number): string {
+  const wildcard = ['0.0.0.0', '::', '[::]'].includes(host);
+  const shown = wildcard ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
 }
 
 /** The URL as a person may see it in a terminal or a screenshot: no password. */
@@ -21,13 +30,7 @@ export function withoutPassword(url: string): string {
 }
 
 export function renderBanner(details: BannerDetails): string {
-  const wildcard = ['0.0.0.0', '::', '[::]'].includes(details.host);
-  const host = wildcard
-    ? 'localhost'
-    : details.host.includes(':')
-      ? `[${details.host}]`
-      : details.host;
-  const url = (port: number) => `http://${host}:${port}`;
+  const url = (port: number) => localUrl(details.host, port);
   const database = details.embeddedDataDir
     ? `${withoutPassword(details.databaseUrl)}  (embedded, data in ${details.embeddedDataDir})`
     : withoutPassword(details.databaseUrl);
@@ -42,9 +45,17 @@ export function renderBanner(details: BannerDetails): string {
     `  Delivery   ${url(details.ports.delivery)}   (health and metrics)`,
     `  Database   ${database}`,
     `  NATS       ${nats}`,
+    ...(details.localCaFile
+      ? [
+          `  Local CA   ${details.localCaFile}   (trusted by this engine; loopback endpoints allowed)`,
+        ]
+      : []),
     '',
-    'Next, in another terminal, create a tenant:',
+    'Next, in another terminal: a tenant, an API key, a listener, an event (README, Quick start):',
     '  npm run -s svc -- tenants create --name Acme',
+    '  npm run -s svc -- api-keys create --tenant ten_... --scopes webhooks:manage',
+    '  npm run -s svc -- listen --api-key svc_live_...',
+    `  npm run -s svc -- events publish --tenant ten_... --type alert.created --data '{"id":"alr_1"}'`,
     '',
     'Press Ctrl-C to stop.',
     '',

@@ -5,13 +5,14 @@ import { createAuthApplication } from '../../apps/auth/src/auth-application';
 import { createDeliveryApplication } from '../../apps/delivery/src/delivery-application';
 import { AppConfig, ConfigError, loadConfig } from '@svc/config';
 import { migrateDatabase } from '@svc/database';
+import { writeLocalStackFile } from '@svc/local-development';
 import { listenService, ServiceDefinition } from '@svc/http';
 import { createLogger, startTracing } from '@svc/observability';
 import type { Logger } from 'pino';
-import { renderBanner, withoutPassword } from './banner';
+import { localUrl, renderBanner, withoutPassword } from './banner';
 import { LocalPostgres } from './embedded-postgres';
 import { loadOrCreateEncryptionKey } from './encryption-key';
-import { writeLocalStackFile } from './local-stack-file';
+import { localDeliveryPath } from './local-delivery-path';
 import { findNatsServer, NatsServerProcess, natsAnswers } from './local-nats';
 import { fromEnv, LocalStackError, LocalStackSettings, readLocalStackSettings } from './settings';
 import { ShutdownSequence } from './shutdown-sequence';
@@ -55,9 +56,15 @@ async function main(): Promise<void> {
   const encryptionKey =
     fromEnv(env, 'SECRET_ENCRYPTION_KEY') ??
     (await loadOrCreateEncryptionKey(settings.encryptionKeyFile));
+  const deliveryPath = await localDeliveryPath(env, settings.dataDir);
+  const localOverrides = deliveryPath && {
+    WEBHOOK_ALLOWED_PRIVATE_CIDRS: deliveryPath.WEBHOOK_ALLOWED_PRIVATE_CIDRS,
+    DELIVERY_EXTRA_CA_FILE: deliveryPath.DELIVERY_EXTRA_CA_FILE,
+  };
   // Checked before anything boots, so a typo costs no waiting and leaves nothing to clean up.
   const preliminary = loadConfig({
     ...env,
+    ...localOverrides,
     DATABASE_URL: fromEnv(env, 'DATABASE_URL') ?? URL_NOT_YET_KNOWN,
     SECRET_ENCRYPTION_KEY: encryptionKey,
   });
@@ -85,6 +92,7 @@ async function main(): Promise<void> {
 
   const config = loadConfig({
     ...env,
+    ...localOverrides,
     DATABASE_URL: database.url,
     NATS_URL: nats.url,
     SECRET_ENCRYPTION_KEY: encryptionKey,
@@ -95,7 +103,12 @@ async function main(): Promise<void> {
     );
   });
   logger.info({ applied }, applied.length ? 'applied migrations' : 'database is up to date');
-  await writeLocalStackFile(settings.dataDir, { databaseUrl: database.url, natsUrl: nats.url });
+  await writeLocalStackFile(settings.dataDir, {
+    databaseUrl: database.url,
+    natsUrl: nats.url,
+    natsSubjectRoot: config.jetstream.subjectRoot,
+    apiUrl: localUrl(config.host, config.ports.api),
+  });
 
   await startApps(config);
   if (shutdown.started) {
@@ -111,6 +124,7 @@ async function main(): Promise<void> {
       embeddedDataDir: database.embedded ? settings.postgresDir : undefined,
       natsUrl: nats.url,
       natsStoreDir: nats.started ? settings.natsStoreDir : undefined,
+      localCaFile: deliveryPath?.caCertFile,
     }),
   );
 }

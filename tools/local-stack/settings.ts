@@ -1,4 +1,5 @@
 import { ConfigError } from '@svc/config';
+import { localDataDir } from '@svc/local-development';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -9,7 +10,7 @@ export class LocalStackError extends Error {
 
 export interface LocalStackSettings {
   repoRoot: string;
-  /** Git-ignored folder for everything the launcher keeps between runs. */
+  /** Everything the launcher keeps between runs: LOCAL_DATA_DIR, or the git-ignored .data/. */
   dataDir: string;
   postgresDir: string;
   postgresPort: number;
@@ -58,7 +59,7 @@ export function readLocalStackSettings(
   env: NodeJS.ProcessEnv,
   repoRoot = findRepoRoot(),
 ): LocalStackSettings {
-  const dataDir = join(repoRoot, '.data');
+  const dataDir = localDataDir(env, repoRoot);
   return {
     repoRoot,
     dataDir,

@@ -1,7 +1,6 @@
-import { AppConfig, loadConfig } from '@svc/config';
+import { AppConfig, loadConfig, loadNatsConfig } from '@svc/config';
 import { openDataSource } from '@svc/database';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { LocalStackFile, localDataDir, readLocalStackFile } from '@svc/local-development';
 import { DataSource } from 'typeorm';
 
 export interface CliIo {
@@ -11,6 +10,8 @@ export interface CliIo {
   stdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Resolves when the person asks a long-running command to stop (Ctrl-C, SIGTERM). */
+  untilStopped: () => Promise<void>;
 }
 
 /** A failure to report to the person at the terminal, with the exit code to leave with. */
@@ -32,18 +33,42 @@ export function asUsageError(...kinds: (abstract new (...args: never[]) => Error
   };
 }
 
-/** Written by `npm start` so that the CLI finds the embedded database without being told. */
-export const LOCAL_STACK_FILE = join('.data', 'local-stack.json');
+/**
+ * What the last `npm start` in this checkout wrote (see @svc/local-development), outside
+ * production only; the environment's own settings always win over it.
+ */
+export function localStack(io: CliIo): Partial<LocalStackFile> {
+  if (io.env.NODE_ENV === 'production') {
+    return {};
+  }
+  return readLocalStackFile(localDataDir(io.env, io.cwd)) ?? {};
+}
+
+const unset = (value: string | undefined) => value === undefined || value.trim() === '';
+
+/** The environment with what the local stack file adds where the environment says nothing. */
+function cliEnv(io: CliIo): NodeJS.ProcessEnv {
+  const env = { ...io.env };
+  const local = localStack(io);
+  if (unset(env.DATABASE_URL) && local.databaseUrl) {
+    env.DATABASE_URL = local.databaseUrl;
+  }
+  if (unset(env.NATS_URL) && local.natsUrl) {
+    env.NATS_URL = local.natsUrl;
+  }
+  if (unset(env.NATS_SUBJECT_ROOT) && local.natsSubjectRoot) {
+    env.NATS_SUBJECT_ROOT = local.natsSubjectRoot;
+  }
+  return env;
+}
 
 export function cliConfig(io: CliIo): AppConfig {
-  const env = { ...io.env };
-  const localStack = join(io.cwd, LOCAL_STACK_FILE);
-  if (env.DATABASE_URL === undefined && env.NODE_ENV !== 'production' && existsSync(localStack)) {
-    env.DATABASE_URL = (
-      JSON.parse(readFileSync(localStack, 'utf8')) as { databaseUrl: string }
-    ).databaseUrl;
-  }
-  return loadConfig(env);
+  return loadConfig(cliEnv(io));
+}
+
+/** For commands that talk only to NATS, so that they need no DATABASE_URL. */
+export function cliNatsConfig(io: CliIo): ReturnType<typeof loadNatsConfig> {
+  return loadNatsConfig(cliEnv(io));
 }
 
 /** Runs `work` with a database connection that is closed afterwards, whatever happens. */

@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '@svc/config';
 import { CliError, CliIo } from './cli-context';
 import { apiKeysCommand } from './commands/api-keys.command';
+import { eventsCommand } from './commands/events.command';
+import { listenCommand } from './commands/listen.command';
 import { migrateCommand } from './commands/migrate.command';
 import { oauthClientsCommand } from './commands/oauth-clients.command';
 import { projectionsCommand } from './commands/projections.command';
@@ -26,6 +28,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     usersCommand,
     oauthClientsCommand,
     projectionsCommand,
+    eventsCommand,
+    listenCommand,
   ]) {
     program.addCommand(command(io, json));
   }

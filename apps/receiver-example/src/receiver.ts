@@ -51,6 +51,8 @@ export interface ReceiverOptions {
   maxQueueLength?: number;
   /** Called when onEvent throws or rejects; the default writes a JSON line to stderr. */
   onError?: (error: unknown, event: WebhookEvent) => void;
+  /** Called for each delivery answered 401 because its signature did not verify. */
+  onRejected?: (delivery: DeliveryInfo) => void;
 }
 
 export type ReceiverServer = (HttpServer | HttpsServer) & {
@@ -122,6 +124,7 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
     const signature = request.headers[SIGNATURE_HEADER];
     const header = typeof signature === 'string' ? signature : undefined;
     if (!verifySignature(rawBody, header, options.secret)) {
+      options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
       return answer(response, 401, 'invalid signature');
     }
 

@@ -198,14 +198,30 @@ const DEVELOPMENT_ENCRYPTION_KEY = createHash('sha256')
   .update('svc-webhooks insecure development key')
   .digest('base64');
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const parsed = environmentSchema.safeParse(env);
+function parseEnvironment<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
     );
   }
-  const values = parsed.data;
+  return parsed.data;
+}
+
+/** Only what a NATS publisher needs (`svc events publish`): no database, no keys. */
+export function loadNatsConfig(env: NodeJS.ProcessEnv = process.env): {
+  nats: AppConfig['nats'];
+  subjectRoot: string;
+} {
+  const values = parseEnvironment(
+    environmentSchema.pick({ NATS_URL: true, NATS_SUBJECT_ROOT: true }),
+    env,
+  );
+  return { nats: { servers: values.NATS_URL }, subjectRoot: values.NATS_SUBJECT_ROOT };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const values = parseEnvironment(environmentSchema, env);
   if (values.NODE_ENV === 'production' && !values.SECRET_ENCRYPTION_KEY) {
     throw new ConfigError([
       'SECRET_ENCRYPTION_KEY: is required when NODE_ENV=production; it encrypts webhook secrets at rest (generate one with `openssl rand -base64 32`)',

@@ -1,0 +1,203 @@
+import { Command } from 'commander';
+import { EVENT_FAMILIES } from '@svc/contracts';
+import {
+  issueLoopbackServerCertificate,
+  loadOrCreateLocalCa,
+  localDataDir,
+} from '@svc/local-development';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import {
+  ATTEMPT_HEADER,
+  createReceiver,
+  DELIVERY_ID_HEADER,
+  DeliveryInfo,
+  WebhookEvent,
+} from '../../../receiver-example/src/receiver';
+import { CliError, CliIo, localStack } from '../cli-context';
+
+interface ListenOptions {
+  apiKey?: string;
+  apiUrl?: string;
+  events: string;
+  port: string;
+  keep?: boolean;
+}
+
+const DEFAULT_API_URL = 'http://localhost:8080';
+const ALL_FAMILIES = EVENT_FAMILIES.map((family) => `${family}.*`).join(',');
+
+/** A line per delivery, as a person reads it. */
+export function describeDelivery(
+  verified: boolean,
+  delivery: DeliveryInfo,
+  event?: Pick<WebhookEvent, 'id' | 'type'>,
+): string {
+  const header = (name: string) => String(delivery.headers[name] ?? '?');
+  return [
+    delivery.receivedAt.toISOString().slice(11, 19),
+    event?.id ?? header('x-svc-event-id'),
+    event?.type ?? header('x-svc-event-type'),
+    `attempt ${header(ATTEMPT_HEADER)}`,
+    verified ? 'signature verified' : 'signature NOT verified (answered 401)',
+    header(DELIVERY_ID_HEADER),
+  ].join('  ');
+}
+
+interface Registered {
+  id: string;
+  url: string;
+  events: string[];
+}
+
+/** The registration API, with errors a person at the terminal can act on. */
+class RegistrationApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+  ) {}
+
+  async register(url: string, events: string[], secret: string): Promise<Registered> {
+    const response = await this.call('POST', '/v1/webhooks', { url, events, secret });
+    if (response.status !== 201) {
+      throw new CliError(`registering the listener failed: ${await problem(response)}`);
+    }
+    return (await response.json()) as Registered;
+  }
+
+  async remove(id: string): Promise<void> {
+    const response = await this.call('DELETE', `/v1/webhooks/${id}`);
+    if (response.status !== 204 && response.status !== 404) {
+      throw new CliError(`removing ${id} failed: ${await problem(response)}`);
+    }
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<Response> {
+    try {
+      return await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.apiKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new CliError(
+        `cannot reach the API at ${this.baseUrl} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); is \`npm start\` running? --api-url chooses another`,
+      );
+    }
+  }
+}
+
+async function problem(response: Response): Promise<string> {
+  const text = await response.text();
+  try {
+    const document = JSON.parse(text) as { title?: string; detail?: string };
+    return `${response.status} ${document.detail ?? document.title ?? text}`;
+  } catch {
+    return `${response.status} ${text.slice(0, 200)}`;
+  }
+}
+
+export function listenCommand(io: CliIo, json: () => boolean): Command {
+  return new Command('listen')
+    .description(
+      'receive webhooks on this machine: serve HTTPS with a certificate of the local CA, register ' +
+        'it as an endpoint, print each delivery with its signature check (local stack only)',
+    )
+    .option('--api-key <key>', 'an API key with webhooks:manage (default: $SVC_API_KEY)')
+    .option(
+      '--api-url <url>',
+      `the registration API (default: the local stack's, or ${DEFAULT_API_URL})`,
+    )
+    .option(
+      '--events <types>',
+      'comma-separated event types or families to subscribe to',
+      ALL_FAMILIES,
+    )
+    .option('--port <port>', 'the HTTPS port to listen on (0: any free port)', '0')
+    .option('--keep', 'keep the endpoint registered when stopping (default: remove it)')
+    .action(async (options: ListenOptions) => {
+      const apiKey = options.apiKey ?? io.env.SVC_API_KEY;
+      if (!apiKey) {
+        throw new CliError('give an API key with webhooks:manage: --api-key or SVC_API_KEY', 2);
+      }
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new CliError('--port: must be a port number from 0 to 65535', 2);
+      }
+      const apiUrl = (
+        options.apiUrl ??
+        io.env.SVC_API_URL ??
+        localStack(io).apiUrl ??
+        DEFAULT_API_URL
+      ).replace(/\/$/, '');
+      const events = options.events.split(',').map((type) => type.trim());
+      const print = (line: string, record: Record<string, unknown>) =>
+        io.stdout(`${json() ? JSON.stringify(record) : line}\n`);
+
+      const ca = await loadOrCreateLocalCa(localDataDir(io.env, io.cwd));
+      const { certPem, keyPem } = await issueLoopbackServerCertificate(ca);
+      const secret = randomBytes(32).toString('base64url');
+      const server = createReceiver({
+        secret,
+        tls: { cert: certPem, key: keyPem },
+        onEvent: (event, delivery) =>
+          print(describeDelivery(true, delivery, event), deliveryRecord(true, delivery, event)),
+        onRejected: (delivery) =>
+          print(describeDelivery(false, delivery), deliveryRecord(false, delivery)),
+      });
+      server.listen(port, '127.0.0.1');
+      await Promise.race([
+        once(server, 'listening'),
+        once(server, 'error').then(([error]) => {
+          throw new CliError(`cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
+        }),
+      ]);
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const api = new RegistrationApi(apiUrl, apiKey);
+      try {
+        const endpoint = await api.register(url, events, secret);
+        const attempts = `${apiUrl}/v1/webhooks/${endpoint.id}/attempts`;
+        print(
+          [
+            `listening on ${url} (certificate from the local CA, ${ca.certFile})`,
+            `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}`,
+            `its attempts: curl -s ${attempts} -H "Authorization: Bearer <your API key>"`,
+            `waiting for deliveries; Ctrl-C stops${options.keep ? '' : ' and removes the endpoint'}`,
+          ].join('\n'),
+          {
+            listening: url,
+            endpoint_id: endpoint.id,
+            events: endpoint.events,
+            attempts_url: attempts,
+          },
+        );
+        await io.untilStopped();
+        if (!options.keep) {
+          await api.remove(endpoint.id);
+          print(`removed endpoint ${endpoint.id}`, { removed: endpoint.id });
+        }
+      } finally {
+        server.close();
+        server.closeAllConnections();
+      }
+    });
+}
+
+function deliveryRecord(
+  verified: boolean,
+  delivery: DeliveryInfo,
+  event?: WebhookEvent,
+): Record<string, unknown> {
+  return {
+    received_at: delivery.receivedAt.toISOString(),
+    event_id: event?.id ?? delivery.headers['x-svc-event-id'],
+    type: event?.type ?? delivery.headers['x-svc-event-type'],
+    attempt: Number(delivery.headers[ATTEMPT_HEADER]),
+    delivery_id: delivery.headers[DELIVERY_ID_HEADER],
+    signature: verified ? 'verified' : 'invalid',
+  };
+}

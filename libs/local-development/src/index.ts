@@ -1,0 +1,2 @@
+export * from './local-ca';
+export * from './local-stack-file';
