@@ -23,6 +23,12 @@ export async function envelopeFromOptions(
   options: PublishOptions,
   cwd: string,
 ): Promise<EventEnvelope> {
+  if (!(EVENT_TYPES as readonly string[]).includes(options.type)) {
+    throw new CliError(
+      `--type: unknown event type ${options.type}; known types: ${EVENT_TYPES.join(', ')}`,
+      2,
+    );
+  }
   if ((options.data === undefined) === (options.dataFile === undefined)) {
     throw new CliError('give the event data with either --data or --data-file (not both)', 2);
   }
