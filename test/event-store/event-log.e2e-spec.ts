@@ -94,6 +94,7 @@ describe('the append-only event log', () => {
         'Deliveries1763760000000',
         'UsersAndClients1763780000000',
         'OAuthGrants1763800000000',
+        'EventIdentityPerTenant1763820000000',
       ]);
       expect(await migrateDatabase(database.url)).toEqual([]);
     } finally {

@@ -8,6 +8,7 @@ const REJECTION_REASONS = Object.keys({
   'invalid-json': true,
   'invalid-envelope': true,
   'subject-mismatch': true,
+  'conflicting-duplicate': true,
 } satisfies Record<RejectionReason, true>);
 const ENDPOINT_STATUSES = Object.keys({
   active: true,
@@ -18,6 +19,8 @@ const ENDPOINT_STATUSES = Object.keys({
 export class DeliveryMetrics {
   readonly eventsReceived: Counter;
   readonly eventsRejected: Counter<'reason'>;
+  readonly eventsDuplicate: Counter;
+  readonly concurrentAttempts: Counter;
   readonly attempts: Counter<'outcome' | 'error_kind'>;
   readonly attemptDuration: Histogram<'outcome'>;
   readonly deliveriesAbandoned: Counter;
@@ -52,6 +55,16 @@ export class DeliveryMetrics {
     for (const reason of REJECTION_REASONS) {
       this.eventsRejected.inc({ reason }, 0);
     }
+    this.eventsDuplicate = new Counter({
+      name: 'svc_delivery_events_duplicate_total',
+      help: 'Event messages whose tenant and id were already ingested with the same body: acknowledged, never delivered again.',
+      registers,
+    });
+    this.concurrentAttempts = new Counter({
+      name: 'svc_delivery_concurrent_attempts_total',
+      help: 'Attempts that raced another writer of the same delivery (a republished or redelivered event): recorded in the delivery that won.',
+      registers,
+    });
     this.attempts = new Counter({
       name: 'svc_delivery_attempts_total',
       help: 'Delivery attempts recorded, by outcome (succeeded, failed) and error kind (none on success).',

@@ -30,6 +30,26 @@ export interface DeliveryAttempted extends DeliveryIdentity {
   /** When the next attempt is due; null when the delivery succeeded or was abandoned. */
   next_attempt_at: string | null;
   abandoned: boolean;
+  /**
+   * Set on an attempt that another writer made at the same time as this delivery's own (one
+   * event ingested twice at once, or one retry taken by two engines): the delivery id it was sent
+   * under. The receiver saw it, so it is recorded; only its success changes the delivery.
+   */
+  concurrent_with?: string;
+}
+
+/** A raced attempt re-addressed to the delivery that won: recorded, never scheduling anything. */
+export function asConcurrentAttempt(
+  attempt: DeliveryAttempted,
+  winner: { id: string },
+): DeliveryAttempted {
+  return {
+    ...attempt,
+    delivery_id: winner.id,
+    concurrent_with: attempt.concurrent_with ?? attempt.delivery_id,
+    next_attempt_at: null,
+    abandoned: false,
+  };
 }
 
 /** The first attempt was put off (the endpoint was at its concurrency limit) to `due_at`. */
@@ -47,7 +67,11 @@ export interface DeliveryRedriven {
 
 export interface DeliveryCancelled {
   delivery_id: string;
-  reason: 'endpoint_deleted';
+  /**
+   * `payload_missing`: no body of this tenant's event is stored (a delivery made before event
+   * identity was per tenant, whose stored body was another tenant's): nothing may be sent.
+   */
+  reason: 'endpoint_deleted' | 'payload_missing';
   cancelled_at: string;
 }
 

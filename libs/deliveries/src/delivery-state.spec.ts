@@ -1,4 +1,9 @@
-import { DELIVERY_EVENT_TYPES, DeliveryAttempted, DeliveryEvent } from './delivery-events';
+import {
+  asConcurrentAttempt,
+  DELIVERY_EVENT_TYPES,
+  DeliveryAttempted,
+  DeliveryEvent,
+} from './delivery-events';
 import { applyDeliveryEvent, DeliveryState } from './delivery-state';
 
 const identity = {
@@ -129,5 +134,72 @@ describe('applyDeliveryEvent', () => {
       },
     ]);
     expect(state).toMatchObject({ status: 'cancelled', nextAttemptAt: null });
+  });
+
+  describe('an attempt that raced the delivery (recorded in the delivery that won)', () => {
+    const raced = (overrides: Partial<DeliveryAttempted>): DeliveryEvent => {
+      const event = attempted(overrides) as { type: 'delivery.attempted'; data: DeliveryAttempted };
+      return {
+        type: DELIVERY_EVENT_TYPES.attempted,
+        data: asConcurrentAttempt({ ...event.data, delivery_id: 'del_2' }, { id: 'del_1' }),
+      };
+    };
+
+    it('is addressed to the winner, names the id it was sent under, and schedules nothing', () => {
+      const event = raced({ next_attempt_at: '2026-01-01T00:00:05.000Z', abandoned: true });
+
+      expect(event.data).toMatchObject({
+        delivery_id: 'del_1',
+        concurrent_with: 'del_2',
+        next_attempt_at: null,
+        abandoned: false,
+      });
+    });
+
+    it('never reopens a delivery that succeeded, when it failed', () => {
+      const state = fold([
+        attempted({ succeeded: true, status_code: 200, next_attempt_at: null }),
+        raced({ succeeded: false, attempted_at: '2026-01-01T00:00:01.000Z' }),
+      ]);
+
+      expect(state).toMatchObject({
+        status: 'succeeded',
+        nextAttemptAt: null,
+        completedAt: new Date('2026-01-01T00:00:00.000Z'),
+        lastAttemptAt: new Date('2026-01-01T00:00:01.000Z'),
+        version: 2,
+      });
+    });
+
+    it('leaves a pending delivery on its schedule when it failed', () => {
+      const state = fold([attempted({}), raced({ succeeded: false })]);
+
+      expect(state).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: new Date('2026-01-01T00:00:05.000Z'),
+      });
+    });
+
+    it('completes a pending delivery when it succeeded', () => {
+      const state = fold([
+        attempted({}),
+        raced({ succeeded: true, status_code: 200, attempted_at: '2026-01-01T00:00:02.000Z' }),
+      ]);
+
+      expect(state).toMatchObject({
+        status: 'succeeded',
+        nextAttemptAt: null,
+        completedAt: new Date('2026-01-01T00:00:02.000Z'),
+      });
+    });
+
+    it('completes an abandoned delivery when it succeeded, so that no re-drive sends it again', () => {
+      const state = fold([
+        attempted({ abandoned: true, next_attempt_at: null }),
+        raced({ succeeded: true, status_code: 200 }),
+      ]);
+
+      expect(state?.status).toBe('succeeded');
+    });
   });
 });

@@ -29,6 +29,9 @@ export function applyDeliveryEvent(
     case DELIVERY_EVENT_TYPES.attempted: {
       const data = event.data;
       const attemptedAt = new Date(data.attempted_at);
+      if (data.concurrent_with !== undefined && state) {
+        return withConcurrentAttempt(state, data.succeeded, attemptedAt, data.attempt, version);
+      }
       const base = state ?? started(data, attemptedAt);
       const status = data.succeeded ? 'succeeded' : data.abandoned ? 'abandoned' : 'pending';
       return {
@@ -73,6 +76,30 @@ export function applyDeliveryEvent(
           }
         : null;
   }
+}
+
+/**
+ * A raced attempt: a success completes a delivery still pending or abandoned (the receiver has
+ * the event, so nothing may send it again); nothing else changes its course.
+ */
+function withConcurrentAttempt(
+  state: DeliveryState,
+  succeeded: boolean,
+  attemptedAt: Date,
+  attempt: number,
+  version: number,
+): DeliveryState {
+  const completes = succeeded && (state.status === 'pending' || state.status === 'abandoned');
+  return {
+    ...state,
+    status: completes ? 'succeeded' : state.status,
+    attempts: Math.max(state.attempts, attempt),
+    lastAttemptAt:
+      state.lastAttemptAt && state.lastAttemptAt > attemptedAt ? state.lastAttemptAt : attemptedAt,
+    nextAttemptAt: completes ? null : state.nextAttemptAt,
+    completedAt: completes ? attemptedAt : state.completedAt,
+    version,
+  };
 }
 
 function started(

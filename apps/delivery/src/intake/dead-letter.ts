@@ -11,7 +11,12 @@ import { appendToStream } from '@svc/event-store';
 import { DataSource } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
 
-export type RejectionReason = 'invalid-json' | 'invalid-envelope' | 'subject-mismatch';
+export type RejectionReason =
+  | 'invalid-json'
+  | 'invalid-envelope'
+  | 'subject-mismatch'
+  /** The tenant already published an event with this id and another body. */
+  | 'conflicting-duplicate';
 
 export const REJECTED_EVENT_TYPE = 'event.rejected';
 const EXCERPT_CHARACTERS = 512;

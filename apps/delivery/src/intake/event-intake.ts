@@ -4,6 +4,7 @@ import { Context } from '@opentelemetry/api';
 import { EventEnvelope, newId, SubjectScheme, validateEnvelope } from '@svc/contracts';
 import { DELIVERY_EVENT_TYPES, DeliveryIdentity } from '@svc/deliveries';
 import { extractTraceContext, traceCarrierOf } from '@svc/observability';
+import { isDeepStrictEqual } from 'node:util';
 import { DataSource } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { AttemptRunner } from '../dispatch/attempt-runner';
@@ -140,8 +141,30 @@ export class EventIntake {
       return;
     }
     const { envelope, body } = event;
+    const ingested = await this.ingestedBefore(envelope);
+    if (ingested === 'conflicting') {
+      counted();
+      await this.deps.deadLetter.park(
+        message,
+        'conflicting-duplicate',
+        `tenant ${envelope.tenant_id} already published ${envelope.id} with another body; the first one stands`,
+      );
+      return;
+    }
+    // The same event again (a publisher's retry after JetStream's duplicate window): its
+    // deliveries exist, so nothing is sent again. A redelivery of one message is different: the
+    // engine may have stopped half-way, so it serves the endpoints still without a delivery.
+    if (ingested === 'same' && !message.info.redelivered) {
+      counted();
+      this.deps.metrics.eventsDuplicate.inc();
+      message.ack();
+      return;
+    }
     const subscribers = await this.deps.directory.subscribers(envelope.tenant_id, envelope.type);
-    const served = message.info.redelivered ? await this.endpointsAlreadyServed(envelope.id) : null;
+    const served =
+      ingested === 'same'
+        ? await this.endpointsAlreadyServed(envelope.tenant_id, envelope.id)
+        : null;
     const targets = served
       ? subscribers.filter((endpoint) => !served.has(endpoint.id))
       : subscribers;
@@ -240,11 +263,27 @@ export class EventIntake {
     }
   }
 
-  /** On a redelivered message: endpoints that already have a delivery of this event. */
-  private async endpointsAlreadyServed(eventId: string): Promise<Set<string>> {
+  /**
+   * Whether this tenant's event with this id was ingested before (its body is stored with its
+   * first delivery record), and if so whether with the same content. Key order and spacing do
+   * not make a different event: the content is compared, not the bytes.
+   */
+  private async ingestedBefore(envelope: EventEnvelope): Promise<'new' | 'same' | 'conflicting'> {
+    const rows: { body: string }[] = await this.deps.dataSource.query(
+      'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2',
+      [envelope.tenant_id, envelope.id],
+    );
+    if (rows.length === 0) {
+      return 'new';
+    }
+    return isDeepStrictEqual(JSON.parse(rows[0].body), envelope) ? 'same' : 'conflicting';
+  }
+
+  /** On a message seen before: endpoints that already have a delivery of this event. */
+  private async endpointsAlreadyServed(tenantId: string, eventId: string): Promise<Set<string>> {
     const rows: { endpoint_id: string }[] = await this.deps.dataSource.query(
-      'SELECT endpoint_id FROM deliveries WHERE event_id = $1',
-      [eventId],
+      'SELECT endpoint_id FROM deliveries WHERE tenant_id = $1 AND event_id = $2',
+      [tenantId, eventId],
     );
     return new Set(rows.map((row) => row.endpoint_id));
   }

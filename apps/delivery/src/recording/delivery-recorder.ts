@@ -1,5 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { DeliveryEvent, DeliveryState, projectDeliveryEvents } from '@svc/deliveries';
+import {
+  asConcurrentAttempt,
+  DELIVERY_EVENT_TYPES,
+  DeliveryEvent,
+  DeliveryRecord,
+  DeliveryState,
+  projectDeliveryEvents,
+} from '@svc/deliveries';
 import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '@svc/event-store';
 import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
@@ -38,7 +45,12 @@ interface Pending {
   commit: DeliveryCommit;
   resolve: (outcome: CommitOutcome) => void;
   reject: (error: unknown) => void;
+  /** How often this record lost a race and was re-addressed to the delivery that won. */
+  races?: number;
 }
+
+/** A record racing more writers than this in a row is a fault, not a race: it is reported. */
+const MAX_RACES = 5;
 
 export interface RecorderOptions {
   /** Records per transaction at most. */
@@ -139,7 +151,7 @@ export class DeliveryRecorder {
         return;
       }
       if (batch.length === 1) {
-        batch[0].resolve({ committed: false });
+        await this.resolveRace(batch[0]);
         return;
       }
       for (const pending of batch) {
@@ -147,12 +159,58 @@ export class DeliveryRecorder {
       }
     }
   }
+
+  /**
+   * A record lost a race: another writer appended to the delivery first, or made the delivery of
+   * this (tenant, event, endpoint) first. A record that sent nothing (a deferral) is dropped, as
+   * the winner does its work. An attempt was seen by the receiver, so it is never dropped: it is
+   * recorded in the delivery that won, as a concurrent attempt.
+   */
+  private async resolveRace(pending: Pending): Promise<void> {
+    const { commit } = pending;
+    if (commit.event.type !== DELIVERY_EVENT_TYPES.attempted) {
+      pending.resolve({ committed: false });
+      return;
+    }
+    const attempt = commit.event.data;
+    const races = (pending.races ?? 0) + 1;
+    const winner =
+      races > MAX_RACES
+        ? null
+        : ((await this.dataSource
+            .getRepository(DeliveryRecord)
+            .findOneBy({ id: commit.deliveryId })) ??
+          (await this.dataSource.getRepository(DeliveryRecord).findOneBy({
+            tenantId: attempt.tenant_id,
+            eventId: attempt.event_id,
+            endpointId: attempt.endpoint_id,
+          })));
+    if (!winner) {
+      this.logger.error(
+        `an attempt of ${attempt.delivery_id} (event ${attempt.event_id}) could not be recorded after ${races} conflicts`,
+      );
+      pending.resolve({ committed: false });
+      return;
+    }
+    this.metrics.concurrentAttempts.inc();
+    const raced: DeliveryCommit = {
+      deliveryId: winner.id,
+      before: winner,
+      event: { type: DELIVERY_EVENT_TYPES.attempted, data: asConcurrentAttempt(attempt, winner) },
+      metadata: commit.metadata,
+      payload: commit.payload,
+      conclusion: attempt.succeeded
+        ? { endpointId: attempt.endpoint_id, deliveryId: winner.id, conclusion: 'succeeded' }
+        : undefined,
+    };
+    await this.commitBatch([{ ...pending, commit: raced, races }]);
+  }
 }
 
 function isConflict(error: unknown): boolean {
   return (
     error instanceof StreamVersionConflictError ||
-    isUniqueViolation(error, 'deliveries_event_endpoint_key')
+    isUniqueViolation(error, 'deliveries_tenant_event_endpoint_key')
   );
 }
 
@@ -161,14 +219,16 @@ async function writeRecords(
   commits: DeliveryCommit[],
 ): Promise<{ outcomes: CommitOutcome[]; transitions: StatusTransition[] }> {
   const payloads = new Map(
-    commits.flatMap((c) => (c.payload ? [[c.payload.eventId, c.payload] as const] : [])),
+    commits.flatMap((c) =>
+      c.payload ? [[`${c.payload.tenantId} ${c.payload.eventId}`, c.payload] as const] : [],
+    ),
   );
   if (payloads.size > 0) {
     const rows = [...payloads.values()];
     await manager.query(
       `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
-       ON CONFLICT (event_id) DO NOTHING`,
+       ON CONFLICT (tenant_id, event_id) DO NOTHING`,
       [
         rows.map((r) => r.eventId),
         rows.map((r) => r.tenantId),

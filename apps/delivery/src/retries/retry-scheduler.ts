@@ -97,18 +97,21 @@ export class RetryScheduler {
     const deliveries = await this.deps.dataSource
       .getRepository(DeliveryRecord)
       .findBy({ id: In(ids) });
+    // A payload is its tenant's: looked up by (tenant_id, event_id), never by the id alone.
     const bodies = await this.deps.dataSource
       .getRepository(InboundEvent)
-      .findBy({ eventId: In([...new Set(deliveries.map((d) => d.eventId))]) });
-    const inboundOf = new Map(bodies.map((event) => [event.eventId, event]));
+      .findBy(deliveries.map((d) => ({ tenantId: d.tenantId, eventId: d.eventId })));
+    const key = (tenantId: string, eventId: string) => `${tenantId} ${eventId}`;
+    const inboundOf = new Map(bodies.map((event) => [key(event.tenantId, event.eventId), event]));
     for (const delivery of deliveries) {
-      const work = this.attempt(delivery, inboundOf.get(delivery.eventId)).catch(
-        (error: unknown) => {
-          this.logger.error(
-            `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
-          );
-        },
-      );
+      const work = this.attempt(
+        delivery,
+        inboundOf.get(key(delivery.tenantId, delivery.eventId)),
+      ).catch((error: unknown) => {
+        this.logger.error(
+          `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
+        );
+      });
       this.inFlight.add(work);
       void work.finally(() => this.inFlight.delete(work));
     }
@@ -135,7 +138,7 @@ export class RetryScheduler {
           type: DELIVERY_EVENT_TYPES.cancelled,
           data: {
             delivery_id: delivery.id,
-            reason: 'endpoint_deleted',
+            reason: endpoint ? 'payload_missing' : 'endpoint_deleted',
             cancelled_at: new Date().toISOString(),
           },
         },

@@ -2,6 +2,7 @@ import { Foundation1763740000000 } from './1763740000000-foundation';
 import { Deliveries1763760000000 } from './1763760000000-deliveries';
 import { UsersAndClients1763780000000 } from './1763780000000-users-and-clients';
 import { OAuthGrants1763800000000 } from './1763800000000-oauth-grants';
+import { EventIdentityPerTenant1763820000000 } from './1763820000000-event-identity-per-tenant';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -9,6 +10,7 @@ export const MIGRATIONS = [
   Deliveries1763760000000,
   UsersAndClients1763780000000,
   OAuthGrants1763800000000,
+  EventIdentityPerTenant1763820000000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -54,8 +54,9 @@ export class ScheduledDelivery {
 /** What the engine received, byte for byte; retries send the same body. */
 @Entity({ name: 'inbound_events' })
 export class InboundEvent {
+  /** An event is its tenant's: the key is (tenant_id, event_id), never the id alone. */
+  @PrimaryColumn({ name: 'tenant_id', type: 'text' }) tenantId!: string;
   @PrimaryColumn({ name: 'event_id', type: 'text' }) eventId!: string;
-  @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
   @Column({ type: 'text' }) type!: string;
   @Column({ type: 'text' }) body!: string;
   /** W3C trace headers of the publish (traceparent, tracestate), so retries join its trace. */
