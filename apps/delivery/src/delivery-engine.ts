@@ -20,6 +20,7 @@ import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { DeadLetterPark } from './intake/dead-letter';
 import { EventIntake } from './intake/event-intake';
 import { DeliveryRecorder } from './recording/delivery-recorder';
+import { RecordingHealth } from './recording/recording-health';
 import { RetryScheduler } from './retries/retry-scheduler';
 
 const RETRY_START_MS = 2000;
@@ -61,6 +62,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     private readonly limits: ConcurrencyLimits,
     private readonly sender: HttpSender,
     private readonly metrics: DeliveryMetrics,
+    private readonly health: RecordingHealth,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -69,6 +71,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
+    // Work waiting for the database gives up at once: unstarted, it goes back unharmed.
+    this.health.stop();
     await this.starting;
     await this.intake?.stop();
     await this.scheduler?.stop();
@@ -117,12 +121,14 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
         deadLetter: new DeadLetterPark(js, this.subjects, this.dataSource, this.metrics),
         metrics: this.metrics,
         dataSource: this.dataSource,
+        health: this.health,
       },
       {
         maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
         maxDeliveriesInFlight: delivery.maxConcurrency,
         busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
         retryFailedMessageMs: 5000,
+        ackWaitMs: settings.ackWaitMs,
       },
     );
     this.scheduler = new RetryScheduler(
@@ -133,6 +139,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
         recorder: this.recorder,
         limits: this.limits,
         metrics: this.metrics,
+        health: this.health,
       },
       {
         intervalMs: delivery.schedulerIntervalMs,

@@ -20,6 +20,8 @@ export class DeliveryMetrics {
   readonly eventsReceived: Counter;
   readonly eventsRejected: Counter<'reason'>;
   readonly eventsDuplicate: Counter;
+  readonly commitFailures: Counter;
+  readonly recordsHeld: Gauge;
   readonly concurrentAttempts: Counter;
   readonly attempts: Counter<'outcome' | 'error_kind'>;
   readonly attemptDuration: Histogram<'outcome'>;
@@ -58,6 +60,16 @@ export class DeliveryMetrics {
     this.eventsDuplicate = new Counter({
       name: 'svc_delivery_events_duplicate_total',
       help: 'Event messages whose tenant and id were already ingested with the same body: acknowledged, never delivered again.',
+      registers,
+    });
+    this.commitFailures = new Counter({
+      name: 'svc_delivery_commit_failures_total',
+      help: 'Group commits that failed for another reason than a conflict (the database is away); their records are kept and written again.',
+      registers,
+    });
+    this.recordsHeld = new Gauge({
+      name: 'svc_delivery_records_held',
+      help: 'Delivery records kept in memory because commits fail; the engine takes no new work meanwhile.',
       registers,
     });
     this.concurrentAttempts = new Counter({

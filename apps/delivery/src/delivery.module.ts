@@ -13,6 +13,7 @@ import { ConcurrencyLimits } from './dispatch/concurrency-limits';
 import { HttpSender } from './dispatch/http-sender';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { DeliveryRecorder } from './recording/delivery-recorder';
+import { RecordingHealth } from './recording/recording-health';
 
 /** Group commit: records per transaction, their wait for company, and transactions at once. */
 const RECORDER = { maxBatch: 500, lingerMs: 2, maxConcurrentCommits: 3 };
@@ -21,11 +22,13 @@ const RECORDER = { maxBatch: 500, lingerMs: 2, maxConcurrentCommits: 3 };
 @Module({})
 export class DeliveryModule {
   static forRoot(config: AppConfig, registry: Registry): DynamicModule {
+    const health = new RecordingHealth();
     return {
       module: DeliveryModule,
-      imports: [PlatformModule.forApp('delivery', config, registry)],
+      imports: [PlatformModule.forApp('delivery', config, registry, [health])],
       providers: [
         DeliveryEngine,
+        { provide: RecordingHealth, useValue: health },
         {
           provide: SecretCipher,
           useFactory: (c: AppConfig) => new SecretCipher(c.secrets.encryptionKeys),
@@ -60,8 +63,10 @@ export class DeliveryModule {
         },
         {
           provide: DeliveryRecorder,
-          useFactory: (db: DataSource, metrics: DeliveryMetrics) =>
-            new DeliveryRecorder(db, metrics, RECORDER),
+          useFactory: (db: DataSource, metrics: DeliveryMetrics) => {
+            health.probeWith(() => db.query('SELECT 1'));
+            return new DeliveryRecorder(db, metrics, RECORDER, health);
+          },
           inject: [DataSource, DeliveryMetrics],
         },
         {

@@ -3,7 +3,7 @@ import { AppConfig } from '@svc/config';
 import { ConfigModule } from './config.module';
 import { SubjectScheme } from '@svc/contracts';
 import { DatabaseModule, DatabaseReadinessCheck } from './database.module';
-import { OperationsModule } from '@svc/http';
+import { OperationsModule, ReadinessCheck } from '@svc/http';
 import { MessagingModule, NatsConnectionManager } from '@svc/messaging';
 import { Registry } from 'prom-client';
 
@@ -15,7 +15,13 @@ import { Registry } from 'prom-client';
 @Global()
 @Module({})
 export class PlatformModule {
-  static forApp(app: string, config: AppConfig, registry: Registry): DynamicModule {
+  /** `readiness`: what else the app must have to be ready (the engine: its records are written). */
+  static forApp(
+    app: string,
+    config: AppConfig,
+    registry: Registry,
+    readiness: ReadinessCheck[] = [],
+  ): DynamicModule {
     return {
       module: PlatformModule,
       imports: [
@@ -25,6 +31,7 @@ export class PlatformModule {
         OperationsModule.forApp({
           registry,
           readiness: [DatabaseReadinessCheck, NatsConnectionManager],
+          readinessInstances: readiness,
         }),
       ],
       providers: [

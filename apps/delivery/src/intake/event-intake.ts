@@ -11,6 +11,7 @@ import { AttemptRunner } from '../dispatch/attempt-runner';
 import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
 import { DirectoryEndpoint, EndpointDirectory } from '../fan-out/endpoint-directory';
 import { DeliveryRecorder, InboundPayload } from '../recording/delivery-recorder';
+import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
 import { DeadLetterPark, RejectionReason } from './dead-letter';
 
 export interface IntakeOptions {
@@ -30,6 +31,8 @@ export interface IntakeOptions {
   busyEndpointDelayMs: number;
   /** Delay before JetStream redelivers a message whose handling failed (say, the database is away). */
   retryFailedMessageMs: number;
+  /** The consumer's ack wait: messages in hand are marked in progress well within it. */
+  ackWaitMs: number;
 }
 
 interface ValidEvent {
@@ -70,6 +73,7 @@ export class EventIntake {
       deadLetter: DeadLetterPark;
       metrics: DeliveryMetrics;
       dataSource: DataSource;
+      health: RecordingHealth;
     },
     private readonly options: IntakeOptions,
   ) {}
@@ -97,12 +101,20 @@ export class EventIntake {
       }
       let counted!: () => void;
       const fannedOut = new Promise<void>((resolve) => (counted = resolve));
-      const handling = this.handle(message, counted).catch((error: unknown) => {
-        this.logger.error(
-          `message ${message.seq} goes back to JetStream: ${(error as Error).message}`,
-        );
-        message.nak(this.options.retryFailedMessageMs);
-      });
+      // A message waits in hand while the database is away (its records held, or its handling
+      // not started): kept in progress so that JetStream does not hand it out again meanwhile.
+      const inProgress = setInterval(() => message.working(), this.options.ackWaitMs / 3);
+      const handling = this.handle(message, counted)
+        .catch((error: unknown) => {
+          if (isDatabaseUnavailable(error)) {
+            this.deps.health.failed(error);
+          }
+          this.logger.error(
+            `message ${message.seq} goes back to JetStream: ${(error as Error).message}`,
+          );
+          message.nak(this.options.retryFailedMessageMs);
+        })
+        .finally(() => clearInterval(inProgress));
       this.inFlight.add(handling);
       void handling.finally(() => {
         this.inFlight.delete(handling);
@@ -134,6 +146,8 @@ export class EventIntake {
   /** `counted` is called once the message's deliveries count in deliveriesInFlight (or it has none). */
   private async handle(message: JsMsg, counted: () => void): Promise<void> {
     this.deps.metrics.eventsReceived.inc();
+    // No new message is taken while records cannot be written.
+    await this.deps.health.whenHealthy();
     const event = this.accept(message);
     if ('reason' in event) {
       counted();
@@ -227,7 +241,9 @@ export class EventIntake {
       tenant_id: envelope.tenant_id,
       event_type: envelope.type,
     };
-    const { limits, recorder, runner, metrics } = this.deps;
+    const { limits, recorder, runner, metrics, health } = this.deps;
+    // No attempt starts while its record could not be written (it would be sent again later).
+    await health.whenHealthy();
     if (!(await limits.reserve(endpoint.id, this.options.busyEndpointDelayMs))) {
       const outcome = await recorder.record({
         deliveryId: identity.delivery_id,

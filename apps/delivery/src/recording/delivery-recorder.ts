@@ -10,6 +10,7 @@ import {
 import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '@svc/event-store';
 import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
+import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
 import {
   EndpointConclusion,
   recordEndpointStatus,
@@ -51,6 +52,10 @@ interface Pending {
 
 /** A record racing more writers than this in a row is a fault, not a race: it is reported. */
 const MAX_RACES = 5;
+/** While the database fails, held records are tried again this often. */
+const RETRY_HELD_MS = 1000;
+/** At shutdown, how long held records may wait for the database before they are given up. */
+const DRAIN_GIVE_UP_MS = 10_000;
 
 export interface RecorderOptions {
   /** Records per transaction at most. */
@@ -78,6 +83,7 @@ export class DeliveryRecorder {
     private readonly dataSource: DataSource,
     private readonly metrics: DeliveryMetrics,
     private readonly options: RecorderOptions,
+    private readonly health: RecordingHealth,
   ) {}
 
   record(commit: DeliveryCommit): Promise<CommitOutcome> {
@@ -87,15 +93,40 @@ export class DeliveryRecorder {
     });
   }
 
-  /** Resolves when every record handed in so far is committed (for shutdown). */
+  /**
+   * Resolves when every record handed in so far is committed (for shutdown). Records the
+   * database still refuses after a while are given up: their callers' messages go back to
+   * JetStream and their claims lapse, so the work is done again (at least once).
+   */
   async drain(): Promise<void> {
+    const giveUpAt = Date.now() + DRAIN_GIVE_UP_MS;
     while (this.queue.length > 0 || this.commitsInFlight > 0) {
+      if (Date.now() > giveUpAt && !this.health.healthy) {
+        const given = this.queue.splice(0);
+        this.metrics.recordsHeld.set(0);
+        this.logger.error(`gave up ${given.length} records: the database stayed away`);
+        given.forEach((pending) => pending.reject(new Error('the database stayed away')));
+        if (this.commitsInFlight === 0) {
+          return;
+        }
+      }
       this.flushSoon(0);
-      await new Promise<void>((resolve) => this.idle.push(resolve));
+      await new Promise<void>((resolve) => {
+        this.idle.push(resolve);
+        setTimeout(resolve, RETRY_HELD_MS).unref();
+      });
     }
   }
 
   private schedule(): void {
+    if (!this.health.healthy) {
+      // Held records wait for the database; one attempt per interval, not a busy loop.
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, RETRY_HELD_MS);
+      return;
+    }
     if (this.queue.length >= this.options.maxBatch) {
       this.flushSoon(0);
     } else if (!this.timer) {
@@ -141,13 +172,24 @@ export class DeliveryRecorder {
         this.logger.log(`endpoint ${transition.endpointId} is now ${transition.to}`);
       }
       this.metrics.commitDuration.observe((performance.now() - started) / 1000);
+      this.health.succeeded();
+      this.metrics.recordsHeld.set(this.queue.length);
       batch.forEach((pending, index) => pending.resolve(outcomes[index]));
     } catch (error) {
-      if (!isConflict(error)) {
+      if (!isConflict(error) && !isDatabaseUnavailable(error)) {
         this.logger.error(
           `cannot record ${batch.length} delivery records: ${(error as Error).message}`,
         );
         batch.forEach((pending) => pending.reject(error));
+        return;
+      }
+      if (!isConflict(error)) {
+        // The records stand for requests already answered: they are kept and written again
+        // once the database is back, never dropped, and the engine takes no new work meanwhile.
+        this.metrics.commitFailures.inc();
+        this.health.failed(error);
+        this.queue.unshift(...batch);
+        this.metrics.recordsHeld.set(this.queue.length);
         return;
       }
       if (batch.length === 1) {

@@ -8,6 +8,7 @@ import { AttemptRunner } from '../dispatch/attempt-runner';
 import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
 import { EndpointDirectory } from '../fan-out/endpoint-directory';
 import { DeliveryRecorder } from '../recording/delivery-recorder';
+import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
 
 export interface SchedulerOptions {
   intervalMs: number;
@@ -43,6 +44,7 @@ export class RetryScheduler {
       recorder: DeliveryRecorder;
       limits: ConcurrencyLimits;
       metrics: DeliveryMetrics;
+      health: RecordingHealth;
     },
     private readonly options: SchedulerOptions,
   ) {}
@@ -63,6 +65,9 @@ export class RetryScheduler {
       try {
         claimedFullBatch = await this.tick();
       } catch (error) {
+        if (isDatabaseUnavailable(error)) {
+          this.deps.health.failed(error);
+        }
         this.logger.error(`cannot claim due deliveries: ${(error as Error).message}`);
       }
       if (!claimedFullBatch) {
@@ -75,6 +80,10 @@ export class RetryScheduler {
 
   /** Claims and starts what is due; true when there may be more right away. */
   private async tick(): Promise<boolean> {
+    if (!this.deps.health.healthy) {
+      // Nothing is claimed while records cannot be written.
+      return false;
+    }
     await this.sampleBacklog();
     const room = Math.min(this.options.batchSize, this.options.globalMax - this.inFlight.size);
     if (room <= 0) {
@@ -156,6 +165,7 @@ export class RetryScheduler {
     }
     const release = limits.releaser(endpoint.id);
     try {
+      await this.deps.health.whenHealthy();
       await limits.acquireGlobal();
       await runner.run(
         {

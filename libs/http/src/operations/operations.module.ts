@@ -11,10 +11,18 @@ import { READINESS_CHECKS, ReadinessCheck } from './readiness-check';
 @Global()
 @Module({})
 export class OperationsModule {
-  static forApp(options: { registry: Registry; readiness: Type<ReadinessCheck>[] }): DynamicModule {
+  static forApp(options: {
+    registry: Registry;
+    readiness: Type<ReadinessCheck>[];
+    /** Checks the app made itself (they need no injection). */
+    readinessInstances?: ReadinessCheck[];
+  }): DynamicModule {
     const checks: Provider = {
       provide: READINESS_CHECKS,
-      useFactory: (...instances: ReadinessCheck[]) => instances,
+      useFactory: (...instances: ReadinessCheck[]) => [
+        ...instances,
+        ...(options.readinessInstances ?? []),
+      ],
       inject: options.readiness,
     };
     return {

@@ -1,0 +1,65 @@
+import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
+
+describe('RecordingHealth', () => {
+  it('holds work while writes fail and lets it go when a write succeeds', async () => {
+    const health = new RecordingHealth();
+    health.probeWith(() => Promise.reject(new Error('still away')));
+    health.failed(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    let resumed = false;
+    const waiting = health.whenHealthy().then(() => (resumed = true));
+
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(resumed).toBe(false);
+    await expect(health.check()).rejects.toThrow(/database writes fail since .*ECONNREFUSED/);
+
+    health.succeeded();
+    await waiting;
+    expect(resumed).toBe(true);
+    await expect(health.check()).resolves.toBeUndefined();
+    health.stop();
+  });
+
+  it('notices by its probe that the database is back', async () => {
+    const health = new RecordingHealth();
+    let answers = false;
+    health.probeWith(() => (answers ? Promise.resolve() : Promise.reject(new Error('away'))));
+    health.failed(new Error('Connection terminated unexpectedly'));
+    answers = true;
+
+    await health.whenHealthy();
+    expect(health.healthy).toBe(true);
+  });
+
+  it('turns waiting work away when the engine stops during an outage', async () => {
+    const health = new RecordingHealth();
+    health.probeWith(() => Promise.reject(new Error('away')));
+    health.failed(new Error('Connection terminated'));
+    const waiting = health.whenHealthy();
+
+    health.stop();
+
+    await expect(waiting).rejects.toThrow(/not started/);
+  });
+});
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    [{ code: 'ECONNREFUSED' }, true],
+    [{ code: '57P01' }, true],
+    [{ code: '08006' }, true],
+    [new Error('Connection terminated unexpectedly'), true],
+    [new Error('timeout exceeded when trying to connect'), true],
+    [{ code: '55000', message: 'database "svc" is not currently accepting connections' }, true],
+    [
+      new Error(
+        'Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.',
+      ),
+      true,
+    ],
+    [{ code: '23505', message: 'duplicate key value' }, false],
+    [{ code: '42P01', message: 'relation "x" does not exist' }, false],
+    [new Error('invalid input syntax'), false],
+  ])('%p → %p', (error, expected) => {
+    expect(isDatabaseUnavailable(error)).toBe(expected);
+  });
+});

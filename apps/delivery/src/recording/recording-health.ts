@@ -1,0 +1,124 @@
+import { Logger } from '@nestjs/common';
+import { ReadinessCheck, withTimeout } from '@svc/http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const PROBE_INTERVAL_MS = 1000;
+
+/**
+ * Whether the engine can write its records. While the database fails, the engine takes no new
+ * message and starts no attempt (each would be a POST whose record cannot be written, made again
+ * after the outage), keeps the records it holds, and reports not-ready; a probe every second
+ * notices the database's return and work resumes by itself.
+ */
+export class RecordingHealth implements ReadinessCheck {
+  readonly name = 'recording';
+  private readonly logger = new Logger('RecordingHealth');
+  private failingSince: Date | null = null;
+  private lastError = '';
+  private waiters: (() => void)[] = [];
+  private probing: Promise<void> | undefined;
+  private stopped = false;
+  private probe: () => Promise<unknown> = () => Promise.reject(new Error('no probe yet'));
+
+  /** How to ask the database whether it answers (set once the connection exists). */
+  probeWith(probe: () => Promise<unknown>): void {
+    this.probe = probe;
+  }
+
+  get healthy(): boolean {
+    return this.failingSince === null;
+  }
+
+  /**
+   * Resolves at once while writes work, otherwise when they work again; rejects when the engine
+   * stops first (the work then goes back to JetStream or to the schedule, unstarted).
+   */
+  async whenHealthy(): Promise<void> {
+    if (!this.healthy) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    if (!this.healthy) {
+      throw new Error('stopping while the database is away: this work was not started');
+    }
+  }
+
+  /** A write (or a read the pipeline needs) failed for another reason than a conflict. */
+  failed(error: unknown): void {
+    this.lastError = (error as Error)?.message ?? String(error);
+    if (this.failingSince !== null) {
+      return;
+    }
+    this.failingSince = new Date();
+    this.logger.error(
+      `the database fails (${this.lastError}): taking no new work until it is back`,
+    );
+    this.probing ??= this.probeUntilBack().finally(() => (this.probing = undefined));
+  }
+
+  /** A write succeeded: whatever failed before works again. */
+  succeeded(): void {
+    if (this.failingSince === null) {
+      return;
+    }
+    const seconds = ((Date.now() - this.failingSince.getTime()) / 1000).toFixed(1);
+    this.failingSince = null;
+    this.logger.log(`the database is back after ${seconds} s: resuming`);
+    this.waiters.splice(0).forEach((wake) => wake());
+  }
+
+  check(): Promise<void> {
+    return this.failingSince === null
+      ? Promise.resolve()
+      : Promise.reject(
+          new Error(
+            `database writes fail since ${this.failingSince.toISOString()} (${this.lastError})`,
+          ),
+        );
+  }
+
+  /** For shutdown: no more probing; waiters are released so that they can give up. */
+  stop(): void {
+    this.stopped = true;
+    this.waiters.splice(0).forEach((wake) => wake());
+  }
+
+  private async probeUntilBack(): Promise<void> {
+    while (this.failingSince !== null && !this.stopped) {
+      await sleep(PROBE_INTERVAL_MS);
+      try {
+        await withTimeout(this.probe(), 2000, 'PostgreSQL');
+        this.succeeded();
+      } catch (error) {
+        this.lastError = (error as Error).message;
+      }
+    }
+  }
+}
+
+/** SQLSTATE classes and socket errors that mean "the database is not there", not "the query is wrong". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+
+/**
+ * pg's socket and server errors, and TypeORM's own when the connection died inside a transaction
+ * (it releases the query runner, and the next statement reports that).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
+    return true;
+  }
+  const message = (error as Error)?.message ?? '';
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|does not allow connections|is not currently accepting connections|query runner was already released|the database system is (starting up|shutting down)/i.test(
+    message,
+  );
+}
