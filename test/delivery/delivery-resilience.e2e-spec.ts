@@ -2,17 +2,12 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { SubjectScheme } from '@svc/contracts';
 import { newEventEnvelope } from '@svc/event-publisher';
 import { http } from '../support';
+import { metricValue } from '../support/metric-value';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
 import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { waitFor } from '../support/wait-for';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const counterValue = async (baseUrl: string, metric: string, labels = ''): Promise<number> => {
-  const text = (await http(baseUrl, 'GET', '/metrics')).text;
-  const line = text.split('\n').find((l) => l.startsWith(`${metric}{`) && l.includes(labels));
-  return line ? Number(line.split(' ').pop()) : 0;
-};
 
 describe('the delivery engine under poison, change, slowness, replicas and restarts', () => {
   let stack: DeliveryStack;
@@ -95,7 +90,7 @@ describe('the delivery engine under poison, change, slowness, replicas and resta
     expect(recorded).toHaveLength(4);
     await waitFor(
       async () =>
-        (await counterValue(
+        (await metricValue(
           stack.engine.baseUrl,
           'svc_delivery_events_rejected_total',
           'reason="subject-mismatch"',
@@ -203,12 +198,12 @@ describe('replicas and restarts', () => {
     }
     expect(perEvent.size).toBe(60);
     expect([...perEvent.values()].every((count) => count === 1)).toBe(true);
-    const firstShare = await counterValue(
+    const firstShare = await metricValue(
       stack.engine.baseUrl,
       'svc_delivery_attempts_total',
       'outcome="succeeded"',
     );
-    const secondShare = await counterValue(
+    const secondShare = await metricValue(
       second.baseUrl,
       'svc_delivery_attempts_total',
       'outcome="succeeded"',

@@ -1,18 +1,10 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type EventEnvelope, SubjectScheme } from '@svc/contracts';
 import { newEventEnvelope } from '@svc/event-publisher';
-import { http } from '../support';
+import { metricValue } from '../support/metric-value';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
 import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { waitFor } from '../support/wait-for';
-
-const counterValue = async (baseUrl: string, metric: string, labels = ''): Promise<number> => {
-  const text = (await http(baseUrl, 'GET', '/metrics')).text;
-  const line = text
-    .split('\n')
-    .find((l) => (l.startsWith(`${metric} `) || l.startsWith(`${metric}{`)) && l.includes(labels));
-  return line ? Number(line.split(' ').pop()) : 0;
-};
 
 /**
  * Event identity is (tenant_id, event id): what four faults seen from outside showed, each as a
@@ -97,7 +89,7 @@ describe('event identity per tenant, idempotent ingest, every POST recorded', ()
     const target = await receiver();
     const endpoint = await stack.registerEndpoint(key, `${target.url}/again`);
     const event = newEventEnvelope(tenantId, 'alert.created', { id: 'alr_again' });
-    const duplicatesBefore = await counterValue(
+    const duplicatesBefore = await metricValue(
       stack.engine.baseUrl,
       'svc_delivery_events_duplicate_total',
     );
@@ -110,7 +102,7 @@ describe('event identity per tenant, idempotent ingest, every POST recorded', ()
     await publishCopy(event, JSON.stringify({ data, ...rest }));
     await waitFor(
       async () =>
-        (await counterValue(stack.engine.baseUrl, 'svc_delivery_events_duplicate_total')) ===
+        (await metricValue(stack.engine.baseUrl, 'svc_delivery_events_duplicate_total')) ===
         duplicatesBefore + 1,
       { what: 'the duplicate to be counted' },
     );
@@ -143,7 +135,7 @@ describe('event identity per tenant, idempotent ingest, every POST recorded', ()
     });
     await waitFor(
       async () =>
-        (await counterValue(
+        (await metricValue(
           stack.engine.baseUrl,
           'svc_delivery_events_rejected_total',
           'conflicting-duplicate',
