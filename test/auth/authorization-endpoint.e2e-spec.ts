@@ -6,6 +6,8 @@ import {
   OAuthTestBed,
   signInAndConsent,
   startOAuthTestBed,
+  tokenRequest,
+  newPkce,
 } from '../support';
 
 /** Spec 4.3 through the real auth app: the request checks, sign-in, consent and redirects. */
@@ -188,6 +190,83 @@ describe('GET /oauth/authorize, sign-in and consent', () => {
         password: user.password,
       });
       expect(later.status).toBe(303);
+    });
+  });
+
+  describe('native apps on a loopback redirect URI (RFC 8252)', () => {
+    it('matches a loopback redirect URI with any port, and exchanges the code with that URI', async () => {
+      const clientId = await bed.newClient('http://127.0.0.1:8765/cb?app=1');
+      const pkce = newPkce();
+      const presented = 'http://127.0.0.1:51234/cb?app=1';
+      const back = await signInAndConsent(
+        bed,
+        authorizationParameters(bed, pkce, { client_id: clientId, redirect_uri: presented }),
+      );
+      expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:51234/cb');
+      expect(back.searchParams.get('app')).toBe('1');
+      const code = back.searchParams.get('code')!;
+      expect(code).toBeTruthy();
+      const tokens = await tokenRequest(bed, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: presented,
+        client_id: clientId,
+        code_verifier: pkce.verifier,
+      });
+      expect(tokens.status).toBe(200);
+    });
+
+    it('matches [::1] with any port too', async () => {
+      const clientId = await bed.newClient('http://[::1]/callback');
+      const page = await browser().get(
+        authorizePath(
+          authorizationParameters(bed, undefined, {
+            client_id: clientId,
+            redirect_uri: 'http://[::1]:4711/callback',
+          }),
+        ),
+      );
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('autocomplete="current-password"');
+    });
+
+    it.each([
+      ['another path', 'http://127.0.0.1:9000/other'],
+      ['another query', 'http://127.0.0.1:9000/cb?app=2'],
+      ['https', 'https://127.0.0.1:9000/cb?app=1'],
+      ['the other loopback address', 'http://[::1]:9000/cb?app=1'],
+      ['localhost', 'http://localhost:8765/cb?app=1'],
+    ])('still shows an error page for %s', async (_name, redirectUri) => {
+      const clientId = await bed.newClient('http://127.0.0.1:8765/cb?app=1');
+      const page = await browser().get(
+        authorizePath(
+          authorizationParameters(bed, undefined, {
+            client_id: clientId,
+            redirect_uri: redirectUri,
+          }),
+        ),
+      );
+      expect(page.status).toBe(400);
+      expect(page.headers.get('location')).toBeNull();
+    });
+
+    it('keeps the port exact for https redirect URIs', async () => {
+      const clientId = await bed.newClient('https://app.example:8443/callback');
+      const page = await browser().get(
+        authorizePath(
+          authorizationParameters(bed, undefined, {
+            client_id: clientId,
+            redirect_uri: 'https://app.example:9443/callback',
+          }),
+        ),
+      );
+      expect(page.status).toBe(400);
+    });
+
+    it('refuses to register localhost, naming the loopback IP literal to use (RFC 8252 8.3)', async () => {
+      await expect(bed.newClient('http://localhost:8765/cb')).rejects.toThrow(
+        /localhost.*http:\/\/127\.0\.0\.1/,
+      );
     });
   });
 

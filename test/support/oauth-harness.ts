@@ -28,7 +28,7 @@ export interface OAuthTestBed {
 }
 
 export async function startOAuthTestBed(
-  options: { redirectUri?: string; userScopes?: Scope[] } = {},
+  options: { redirectUri?: string; userScopes?: Scope[]; authEnv?: NodeJS.ProcessEnv } = {},
 ): Promise<OAuthTestBed> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
@@ -38,7 +38,10 @@ export async function startOAuthTestBed(
   });
   let auth: RunningApp;
   try {
-    auth = await startAuth({ AUTH_ISSUER: issuer }, { databaseUrl: api.config.database.url, port });
+    auth = await startAuth(
+      { ...options.authEnv, AUTH_ISSUER: issuer },
+      { databaseUrl: api.config.database.url, port },
+    );
   } catch (error) {
     await api.close();
     throw error;

@@ -3,10 +3,12 @@ import { APP_CONFIG, AppConfig } from '@svc/config';
 import {
   AccessTokenIssuer,
   AccessTokenVerifier,
+  ClientAddresses,
   GrantsService,
   loadSigningKeys,
   LoginThrottle,
   OAuthClientsService,
+  PasswordSignIn,
   SigningKey,
   SignInSessions,
   UsersService,
@@ -81,7 +83,24 @@ export class AuthModule {
         { provide: OAuthClientsService, ...withDataSource((db) => new OAuthClientsService(db)) },
         { provide: UsersService, ...withDataSource((db) => new UsersService(db)) },
         { provide: SignInSessions, ...withDataSource((db) => new SignInSessions(db)) },
-        { provide: LoginThrottle, ...withDataSource((db) => new LoginThrottle(db)) },
+        {
+          provide: LoginThrottle,
+          ...withDataSource((db) => {
+            const { accountMaxFailures, addressMaxFailures, windowSeconds } =
+              config.auth.signInThrottle;
+            return new LoginThrottle(db, {
+              account: { maxFailures: accountMaxFailures, windowSeconds },
+              address: { maxFailures: addressMaxFailures, windowSeconds },
+            });
+          }),
+        },
+        {
+          provide: PasswordSignIn,
+          useFactory: (users: UsersService, throttle: LoginThrottle) =>
+            new PasswordSignIn(users, throttle),
+          inject: [UsersService, LoginThrottle],
+        },
+        { provide: ClientAddresses, useValue: new ClientAddresses(config.auth.trustedProxies) },
         {
           provide: CsrfProtection,
           useValue: new CsrfProtection(new URL(config.auth.issuer).origin),

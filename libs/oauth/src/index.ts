@@ -16,3 +16,5 @@ export * from './sign-in/login-throttle-rule';
 export * from './sign-in/sign-in-sessions';
 export * from './rules/authorization-request';
 export * from './grants/expired-state-purge';
+export * from './sign-in/client-address';
+export * from './sign-in/password-sign-in';

@@ -1,15 +1,7 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import {
-  hashPassword,
-  LoginThrottle,
-  OAuthClientsService,
-  passwordMatches,
-  SignInSessions,
-  UsersService,
-} from '@svc/oauth';
+import { ClientAddresses, OAuthClientsService, PasswordSignIn, SignInSessions } from '@svc/oauth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import { AuthMetrics } from '../auth-metrics';
 import { findNamedClient } from '../authorize/authorization-parameters';
 import { BROWSER_COOKIE_OPTIONS, SESSION_COOKIE } from '../browser/cookies';
@@ -22,19 +14,17 @@ const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
 /**
  * The sign-in form's target. A success starts a session and returns to the authorization
- * request; failures are counted per account and throttled (ADR 0014).
+ * request; tries are counted per account and per client address before the password is
+ * checked, and throttled (ADR 0014, 0017).
  */
 @ApiExcludeController()
 @Controller('oauth/login')
 export class SignInController {
-  /** Checked when no user has the email, so the answer takes as long either way. */
-  private readonly absentUserHash = hashPassword(randomBytes(32).toString('base64'));
-
   constructor(
     private readonly clients: OAuthClientsService,
-    private readonly users: UsersService,
+    private readonly signIns: PasswordSignIn,
+    private readonly addresses: ClientAddresses,
     private readonly sessions: SignInSessions,
-    private readonly throttle: LoginThrottle,
     private readonly csrf: CsrfProtection,
     private readonly metrics: AuthMetrics,
   ) {}
@@ -69,25 +59,27 @@ export class SignInController {
     if (email === '' || password === '') {
       return again(400, 'Enter your email and password.');
     }
-    const throttled = await this.throttle.check(email);
-    if (!throttled.allowed) {
+    const result = await this.signIns.attempt({
+      email,
+      password,
+      address: this.addresses.of(request.socket.remoteAddress, request.headers['x-forwarded-for']),
+    });
+    if (result.outcome === 'throttled') {
       this.metrics.signIns.inc({ outcome: 'throttled' });
-      void reply.header('retry-after', String(throttled.retryAfterSeconds));
+      void reply.header('retry-after', String(result.retryAfterSeconds));
+      const minutes = Math.ceil(result.retryAfterSeconds / 60);
       return again(
         429,
-        `Too many failed sign-ins for this account. Try again in ${Math.ceil(throttled.retryAfterSeconds / 60)} minutes.`,
+        result.limit === 'account'
+          ? `Too many failed sign-ins for this account. Try again in ${minutes} minutes.`
+          : `Too many failed sign-ins from your network. Try again in ${minutes} minutes.`,
       );
     }
-    const user = await this.users.findByEmail(email);
-    if (!user) {
-      await passwordMatches(await this.absentUserHash, password);
-    }
-    if (!user || !(await passwordMatches(user.passwordHash, password))) {
-      await this.throttle.fail(email);
+    if (result.outcome === 'failed') {
       this.metrics.signIns.inc({ outcome: 'failed' });
       return again(401, WRONG_CREDENTIALS);
     }
-    await this.throttle.clear(email);
+    const { user } = result;
     const sessionId = await this.sessions.start(user.id);
     void reply.setCookie(SESSION_COOKIE, sessionId, BROWSER_COOKIE_OPTIONS);
     this.metrics.signIns.inc({ outcome: 'succeeded' });

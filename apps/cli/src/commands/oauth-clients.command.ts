@@ -10,9 +10,16 @@ export function oauthClientsCommand(io: CliIo, json: () => boolean): Command {
   );
   clients
     .command('create')
-    .description('register a public client; redirect URIs are matched exactly')
+    .description(
+      'register a public client; redirect URIs are matched exactly, except the port of a loopback one',
+    )
     .requiredOption('--name <name>', 'shown to people on the consent page')
-    .requiredOption('--redirect-uri <uri>', 'a redirect URI (repeat for several)', collect, [])
+    .requiredOption(
+      '--redirect-uri <uri>',
+      'a redirect URI (repeat for several): https, or http://127.0.0.1 or http://[::1] for native apps (any port matches; localhost is refused)',
+      collect,
+      [],
+    )
     .action(async (options: { name: string; redirectUri: string[] }) => {
       const client = await withDatabase(io, (db) =>
         new OAuthClientsService(db)

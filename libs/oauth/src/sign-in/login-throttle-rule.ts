@@ -1,4 +1,4 @@
-/** How many failed sign-ins an account may have in a window before further tries are refused. */
+/** How many failed sign-ins a key may have in a window before further tries are refused. */
 export interface ThrottlePolicy {
   maxFailures: number;
   windowSeconds: number;
@@ -6,6 +6,12 @@ export interface ThrottlePolicy {
 
 /** Five failures in fifteen minutes (OWASP's authentication guidance suggests this order). */
 export const ACCOUNT_THROTTLE_POLICY: ThrottlePolicy = { maxFailures: 5, windowSeconds: 900 };
+
+/**
+ * Twenty per client address in fifteen minutes: enough for a household or an office behind one
+ * address, few enough that one attacker cannot lock more than four accounts per window.
+ */
+export const ADDRESS_THROTTLE_POLICY: ThrottlePolicy = { maxFailures: 20, windowSeconds: 900 };
 
 export interface FailureRecord {
   failures: number;
@@ -33,7 +39,10 @@ export function decideThrottle(
   return { allowed: false, retryAfterSeconds: Math.ceil((windowEndsAt - now.getTime()) / 1000) };
 }
 
-/** The record after one more failure: counted in the current window, or starting a new one. */
+/**
+ * The record after one more failure: counted in the current window, or starting a new one.
+ * `LoginThrottle` does the same in one SQL statement, before the password is checked.
+ */
 export function recordFailure(
   record: FailureRecord | undefined,
   now: Date,
