@@ -1,3 +1,4 @@
+import { ApiKeysService } from '@svc/identity';
 import { verifySignature } from '@svc/signing';
 import { createHmac } from 'node:crypto';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
@@ -72,6 +73,50 @@ describe('delivering an event (spec 6.1, 6.3)', () => {
         status_code: 200,
         error_kind: null,
       }),
+    ]);
+  });
+  it("delivers the platform's (live) events only to live endpoints, never to a sandbox key's (ADR 0018)", async () => {
+    const { tenantId, key } = await stack.newTenant();
+    const { key: sandbox } = await new ApiKeysService(stack.api.dataSource).create({
+      tenantId,
+      scopes: ['webhooks:manage'],
+      environment: 'test',
+    });
+    const testEndpoint = await stack.registerEndpoint(sandbox, `${receiver.url}/sandbox`);
+    const liveEndpoint = await stack.registerEndpoint(key, `${receiver.url}/live`);
+    const before = receiver.requests.length;
+    const envelope = await stack.publish(tenantId, 'alert.created');
+
+    await receiver.waitForRequests(before + 1);
+    const deliveries = await waitFor(async () => {
+      const rows = await stack.api.dataSource.query(
+        'SELECT endpoint_id, status FROM deliveries WHERE tenant_id = $1 AND event_id = $2',
+        [tenantId, envelope.id],
+      );
+      return rows.length > 0 && rows.every((r: { status: string }) => r.status === 'succeeded')
+        ? rows
+        : null;
+    });
+    expect(deliveries).toEqual([{ endpoint_id: liveEndpoint.id, status: 'succeeded' }]);
+    expect(receiver.requests.slice(before).map((r) => r.path)).toEqual(['/live']);
+
+    const asSandbox = await http(stack.api.baseUrl, 'GET', `/v1/events/${envelope.id}/deliveries`, {
+      key: sandbox,
+    });
+    expect(asSandbox.body.data).toEqual([]);
+    const attempts = await http(
+      stack.api.baseUrl,
+      'GET',
+      `/v1/webhooks/${testEndpoint.id}/attempts`,
+      { key: sandbox },
+    );
+    expect(attempts.status).toBe(200);
+    expect(attempts.body.data).toEqual([]);
+    const asLive = await http(stack.api.baseUrl, 'GET', `/v1/events/${envelope.id}/deliveries`, {
+      key,
+    });
+    expect(asLive.body.data.map((d: { endpoint_id: string }) => d.endpoint_id)).toEqual([
+      liveEndpoint.id,
     ]);
   });
 });

@@ -95,6 +95,7 @@ describe('the append-only event log', () => {
         'UsersAndClients1763780000000',
         'OAuthGrants1763800000000',
         'EventIdentityPerTenant1763820000000',
+        'EndpointEnvironments1763840000000',
       ]);
       expect(await migrateDatabase(database.url)).toEqual([]);
     } finally {

@@ -11,6 +11,13 @@ export const ENDPOINT_EVENT_TYPES = {
 
 export type EndpointStatus = 'active' | 'degraded';
 
+/**
+ * Live or sandbox (ADR 0018): taken from the credential that registered the endpoint (an
+ * `svc_test_` key makes `test` endpoints; live keys and access tokens make `live` ones), and never
+ * changed. Keys see only their own environment's endpoints; platform events reach only `live` ones.
+ */
+export type EndpointEnvironment = 'live' | 'test';
+
 export interface EndpointRegistered {
   endpoint_id: string;
   tenant_id: string;
@@ -19,6 +26,8 @@ export interface EndpointRegistered {
   /** Sealed by SecretCipher with the endpoint id as context; the plaintext is never logged. */
   secret_ciphertext: string;
   status: EndpointStatus;
+  /** Absent in registrations recorded before ADR 0018: those endpoints are live. */
+  environment?: EndpointEnvironment;
   created_at: string;
 }
 

@@ -29,10 +29,34 @@ describe('applyEndpointEvent', () => {
       events: ['alert.created'],
       secretCiphertext: 'sealed-1',
       status: 'active',
+      environment: 'live',
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       updatedAt: new Date('2026-01-01T00:00:00.000Z'),
       version: 1,
     });
+  });
+
+  it('keeps the environment the registration names; a registration without one is live', () => {
+    const test = applyEndpointEvent(
+      null,
+      { type: ENDPOINT_EVENT_TYPES.registered, data: { ...registered.data, environment: 'test' } },
+      1,
+    );
+    expect(test).toMatchObject({ environment: 'test' });
+    const updated = applyEndpointEvent(
+      test,
+      {
+        type: ENDPOINT_EVENT_TYPES.updated,
+        data: {
+          endpoint_id: 'wh_1',
+          changes: { url: 'https://b.example/' },
+          updated_at: '2026-01-02T00:00:00.000Z',
+        },
+      },
+      2,
+    );
+    expect(updated).toMatchObject({ environment: 'test', url: 'https://b.example/' });
+    expect(fold([registered])).toMatchObject({ environment: 'live' });
   });
 
   it('applies only the fields an update changes', () => {

@@ -1,5 +1,10 @@
 import type { EventSubscription } from '@svc/contracts';
-import { ENDPOINT_EVENT_TYPES, EndpointEvent, EndpointStatus } from './endpoint-events';
+import {
+  ENDPOINT_EVENT_TYPES,
+  EndpointEnvironment,
+  EndpointEvent,
+  EndpointStatus,
+} from './endpoint-events';
 
 /** What an endpoint is after the events of its stream: the row of the projection. */
 export interface EndpointState {
@@ -9,6 +14,7 @@ export interface EndpointState {
   events: EventSubscription[];
   secretCiphertext: string;
   status: EndpointStatus;
+  environment: EndpointEnvironment;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -34,6 +40,7 @@ export function applyEndpointEvent(
         events: data.events,
         secretCiphertext: data.secret_ciphertext,
         status: data.status,
+        environment: data.environment ?? 'live',
         createdAt,
         updatedAt: createdAt,
         version,

@@ -27,7 +27,7 @@ export class DeliveryLogController {
     @Param('id') id: string,
     @Query() query: AttemptsQuery,
   ): Promise<AttemptPage> {
-    return this.log.attempts(principal.tenantId, id, query, AttemptResponse.of);
+    return this.log.attempts(principal, id, query, AttemptResponse.of);
   }
 
   @Get('events/:event_id/deliveries')
@@ -39,6 +39,6 @@ export class DeliveryLogController {
     @CurrentPrincipal() principal: Principal,
     @Param('event_id') eventId: string,
   ): Promise<DeliveryList> {
-    return this.log.deliveriesOfEvent(principal.tenantId, eventId, DeliveryResponse.of);
+    return this.log.deliveriesOfEvent(principal, eventId, DeliveryResponse.of);
   }
 }

@@ -17,7 +17,7 @@ import {
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource, MoreThanOrEqual } from 'typeorm';
-import { CommandContext } from './webhook-endpoints.service';
+import { CommandContext, visibleTo } from './webhook-endpoints.service';
 
 export interface Recovery {
   endpoint: EndpointState;
@@ -49,7 +49,7 @@ export class EndpointRecoveryService {
     };
     const recovery = await this.dataSource.transaction(async (manager) => {
       const current = await manager.findOne(WebhookEndpointRecord, {
-        where: { id, tenantId },
+        where: { id, ...visibleTo(context.principal) },
         lock: { mode: 'pessimistic_write' },
       });
       if (!current) {

@@ -7,8 +7,10 @@ import type { Principal } from '@svc/identity';
 import { EndpointChangeNotifier } from '@svc/messaging';
 import { SecretCipher } from '@svc/secrets';
 import {
+  canonicalEndpointUrl,
   checkEndpointFields,
   ENDPOINT_EVENT_TYPES,
+  EndpointEnvironment,
   EndpointFields,
   EndpointRegistered,
   EndpointState,
@@ -18,6 +20,22 @@ import {
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
+
+/**
+ * The environment a credential acts in (ADR 0018): `svc_test_` keys in `test`, live keys and
+ * OAuth access tokens in `live`. A caller sees and changes only its environment's endpoints.
+ */
+export function environmentOf(principal: Principal): EndpointEnvironment {
+  return principal.sandbox ? 'test' : 'live';
+}
+
+/** The endpoints a caller may see: its tenant's, in its environment. */
+export function visibleTo(principal: Principal): {
+  tenantId: string;
+  environment: EndpointEnvironment;
+} {
+  return { tenantId: principal.tenantId, environment: environmentOf(principal) };
+}
 
 /** Who asked, for the metadata of the events a request appends. */
 export interface CommandContext {
@@ -55,10 +73,11 @@ export class WebhookEndpointsService {
     const registered: EndpointRegistered = {
       endpoint_id: id,
       tenant_id: context.principal.tenantId,
-      url: command.url,
+      url: canonicalEndpointUrl(command.url),
       events: command.events,
       secret_ciphertext: this.cipher.encrypt(command.secret, id),
       status: 'active',
+      environment: environmentOf(context.principal),
       created_at: new Date().toISOString(),
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
@@ -86,7 +105,7 @@ export class WebhookEndpointsService {
       const updated: EndpointUpdated = {
         endpoint_id: current.id,
         changes: {
-          ...(changes.url !== undefined && { url: changes.url }),
+          ...(changes.url !== undefined && { url: canonicalEndpointUrl(changes.url) }),
           ...(changes.events !== undefined && {
             events: [...changes.events] as EventSubscription[],
           }),
@@ -109,9 +128,11 @@ export class WebhookEndpointsService {
     );
   }
 
-  async get(tenantId: string, id: string): Promise<EndpointState> {
+  async get(principal: Principal, id: string): Promise<EndpointState> {
     const endpoint = isId('wh', id)
-      ? await this.dataSource.getRepository(WebhookEndpointRecord).findOneBy({ id, tenantId })
+      ? await this.dataSource
+          .getRepository(WebhookEndpointRecord)
+          .findOneBy({ id, ...visibleTo(principal) })
       : null;
     if (!endpoint) {
       throw notFound(id);
@@ -120,13 +141,13 @@ export class WebhookEndpointsService {
   }
 
   async list<T>(
-    tenantId: string,
+    principal: Principal,
     page: { limit: number; cursor?: string },
     view: (endpoint: EndpointState) => T,
   ): Promise<Page<T>> {
     const after = decodeCursor(page.cursor, (id) => isId('wh', id));
     const rows = await this.dataSource.getRepository(WebhookEndpointRecord).find({
-      where: { tenantId, ...(after && { id: MoreThan(after) }) },
+      where: { ...visibleTo(principal), ...(after && { id: MoreThan(after) }) },
       order: { id: 'ASC' },
       take: page.limit + 1,
     });
@@ -145,7 +166,7 @@ export class WebhookEndpointsService {
     try {
       const after = await this.dataSource.transaction(async (manager: EntityManager) => {
         const current = await manager.findOne(WebhookEndpointRecord, {
-          where: { id, tenantId: context.principal.tenantId },
+          where: { id, ...visibleTo(context.principal) },
           lock: { mode: 'pessimistic_write' },
         });
         if (!current) {

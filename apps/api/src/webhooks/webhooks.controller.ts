@@ -68,7 +68,7 @@ export class WebhooksController {
     @CurrentPrincipal() principal: Principal,
     @Query() page: PageQuery,
   ): Promise<WebhookEndpointPage> {
-    return this.endpoints.list(principal.tenantId, page, WebhookEndpointResponse.of);
+    return this.endpoints.list(principal, page, WebhookEndpointResponse.of);
   }
 
   @Get(':id')
@@ -78,7 +78,7 @@ export class WebhooksController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
   ): Promise<WebhookEndpointResponse> {
-    return WebhookEndpointResponse.of(await this.endpoints.get(principal.tenantId, id));
+    return WebhookEndpointResponse.of(await this.endpoints.get(principal, id));
   }
 
   @Patch(':id')
@@ -108,7 +108,8 @@ export class WebhooksController {
     @Param('id') id: string,
     @Body() body: RecoverWebhookRequest,
   ): Promise<RecoveryResponse> {
-    const since = body.redrive_abandoned_since ? new Date(body.redrive_abandoned_since) : null;
+    // Parsed by the validation pipe (IsInstant): a valid Date, or absent.
+    const since = body.redrive_abandoned_since ?? null;
     const { endpoint, redriven } = await this.recovery.recover(
       context(principal, request),
       id,

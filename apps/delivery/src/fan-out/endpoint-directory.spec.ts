@@ -36,6 +36,15 @@ describe('EndpointDirectory', () => {
     ]);
   });
 
+  it("reads only the tenant's live endpoints: platform events never reach test ones (ADR 0018)", async () => {
+    const db = stubDataSource();
+    const directory = new EndpointDirectory(db.dataSource, cipher);
+    const found = directory.subscribers('ten_1', 'alert.created');
+    db.answer([]);
+    await found;
+    expect(db.findBy).toHaveBeenCalledWith({ tenantId: 'ten_1', environment: 'live' });
+  });
+
   it('serves from cache until the TTL, and reloads after', async () => {
     const db = stubDataSource();
     let now = 0;

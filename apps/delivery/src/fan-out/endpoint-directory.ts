@@ -89,7 +89,10 @@ export class EndpointDirectory {
   }
 
   private async load(tenantId: string): Promise<DirectoryEndpoint[]> {
-    const rows = await this.dataSource.getRepository(WebhookEndpointRecord).findBy({ tenantId });
+    // Platform events are live: they never reach a sandbox key's (`test`) endpoints (ADR 0018).
+    const rows = await this.dataSource
+      .getRepository(WebhookEndpointRecord)
+      .findBy({ tenantId, environment: 'live' });
     return rows.map((row) => ({
       id: row.id,
       tenantId: row.tenantId,

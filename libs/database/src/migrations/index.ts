@@ -3,6 +3,7 @@ import { Deliveries1763760000000 } from './1763760000000-deliveries';
 import { UsersAndClients1763780000000 } from './1763780000000-users-and-clients';
 import { OAuthGrants1763800000000 } from './1763800000000-oauth-grants';
 import { EventIdentityPerTenant1763820000000 } from './1763820000000-event-identity-per-tenant';
+import { EndpointEnvironments1763840000000 } from './1763840000000-endpoint-environments';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   UsersAndClients1763780000000,
   OAuthGrants1763800000000,
   EventIdentityPerTenant1763820000000,
+  EndpointEnvironments1763840000000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { EventSubscription } from '@svc/contracts';
-import type { EndpointStatus } from '../endpoint-events';
+import type { EndpointEnvironment, EndpointStatus } from '../endpoint-events';
 import type { EndpointState } from '../endpoint-state';
 
 /** The endpoint projection: one row per live endpoint, derived from its event stream only. */
@@ -24,6 +24,10 @@ export class WebhookEndpointRecord implements EndpointState {
 
   @Column({ type: 'text' })
   status!: EndpointStatus;
+
+  /** `live` or `test` (ADR 0018); 'live' for endpoints registered before it. */
+  @Column({ type: 'text', default: 'live' })
+  environment!: EndpointEnvironment;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

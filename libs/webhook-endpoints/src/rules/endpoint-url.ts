@@ -29,11 +29,34 @@ export function isPermittedAddress(address: string, allowList: PrivateNetworkAll
   return parsed.range() === 'unicast' || allowList.allows(parsed);
 }
 
+/** ASCII letters only: the parser lower-cases scheme and host, and nothing else it changes is a letter. */
+function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
 /**
- * The registration-time check of an endpoint URL, as DESIGN.md decides it: an absolute https URL
- * of at most 2048 characters, without user information or fragment, whose host, when it is an
- * address literal or localhost, is permitted. Host names are checked again at connect time.
- * Returns what is wrong, or null.
+ * Whether `raw` is already the WHATWG serialisation of the URL it parses to, except for the two
+ * differences that cannot change where a request goes: the letter case of scheme and host (the
+ * parser lower-cases them), and an empty path written as `/`. Anything else the parser would
+ * change (surrounding spaces, tabs or newlines it strips, `\` read as `/`, a missing `//`, dot
+ * segments, characters it percent-encodes, IPv4 shorthands, a default port, a non-ASCII host)
+ * means that what was typed is not what would be used, and is refused.
+ */
+function isCanonicalForm(raw: string, url: URL): boolean {
+  const typed = asciiLowerCase(raw);
+  const href = asciiLowerCase(url.href);
+  if (typed === href) {
+    return true;
+  }
+  return url.pathname === '/' && url.search === '' && `${typed}/` === href;
+}
+
+/**
+ * The registration-time check of an endpoint URL (ADR 0006): an absolute https URL of at most
+ * 2048 characters, without user information or fragment, whose host, when it is an address
+ * literal or localhost, is permitted; written in canonical form (see `isCanonicalForm`), without
+ * port 0 and without a trailing dot on the host. Host names are checked again at connect time.
+ * Returns what is wrong, or null. Store `canonicalEndpointUrl(raw)` when it passes.
  */
 export function checkEndpointUrl(raw: string, allowList: PrivateNetworkAllowList): string | null {
   if (raw.length > ENDPOINT_URL_MAX_LENGTH) {
@@ -51,17 +74,37 @@ export function checkEndpointUrl(raw: string, allowList: PrivateNetworkAllowList
   if (url.username !== '' || url.password !== '') {
     return 'must not contain user information (user:password@)';
   }
-  if (url.hash !== '') {
+  if (url.hash !== '' || raw.includes('#')) {
     return 'must not contain a fragment (#...)';
+  }
+  if (url.port === '0') {
+    return 'must not use port 0';
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host)) {
-    return isPermittedAddress(host, allowList)
-      ? null
-      : 'must not point to a private, loopback, link-local or reserved address';
+    if (!isPermittedAddress(host, allowList)) {
+      return 'must not point to a private, loopback, link-local or reserved address';
+    }
+  } else {
+    // `localhost.` is the fully qualified form of `localhost`: loopback all the same.
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    if (
+      (name === 'localhost' || name.endsWith('.localhost')) &&
+      !isPermittedAddress('127.0.0.1', allowList)
+    ) {
+      return 'must not point to localhost';
+    }
+    if (host.endsWith('.')) {
+      return 'must not end the host name with a trailing dot';
+    }
   }
-  if (host === 'localhost' || host.endsWith('.localhost')) {
-    return isPermittedAddress('127.0.0.1', allowList) ? null : 'must not point to localhost';
+  if (!isCanonicalForm(raw, url)) {
+    return `must be written in canonical form, exactly as it is sent to; this one would be sent to ${url.href}`;
   }
   return null;
+}
+
+/** The URL to store, show and deliver to: the WHATWG serialisation of one that passed the check. */
+export function canonicalEndpointUrl(raw: string): string {
+  return new URL(raw).href;
 }

@@ -1,18 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional } from 'class-validator';
+import { IsInstant } from '@svc/http';
+import { IsOptional } from 'class-validator';
 import { WebhookEndpointResponse } from './webhook-endpoint.response';
 
 export class RecoverWebhookRequest {
   @ApiPropertyOptional({
+    type: String,
     format: 'date-time',
-    description: 'Also re-drive the deliveries to this endpoint abandoned at or after this time.',
+    description:
+      'Also re-drive the deliveries to this endpoint abandoned at or after this time (RFC 3339, with a time zone).',
   })
   @IsOptional()
-  @IsISO8601(
-    { strict: true },
-    { message: 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z' },
-  )
-  redrive_abandoned_since?: string;
+  @IsInstant()
+  redrive_abandoned_since?: Date;
 }
 
 export class RecoveryResponse {

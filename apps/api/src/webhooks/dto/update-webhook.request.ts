@@ -5,13 +5,21 @@ import {
   SECRET_MAX_LENGTH,
   SECRET_MIN_LENGTH,
 } from '@svc/webhook-endpoints';
-import { ArrayMaxSize, IsArray, IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsString, ValidateIf } from 'class-validator';
+
+/**
+ * Absent means "keep"; null is not a value of any of these fields and is refused, naming the
+ * field (IsOptional would let it through to the rules as if it were a value).
+ */
+const IfPresent = () => ValidateIf((_: unknown, value: unknown) => value !== undefined);
+const NOT_NULL = { message: 'must not be null; leave the field out to keep its value' };
 
 /** A partial update: the fields present replace the endpoint's; the same rules as registration. */
 export class UpdateWebhookRequest {
   @ApiPropertyOptional({ format: 'uri', maxLength: ENDPOINT_URL_MAX_LENGTH })
-  @IsOptional()
+  @IfPresent()
   @IsString({ message: 'must be a string' })
+  @IsDefined(NOT_NULL)
   url?: string;
 
   @ApiPropertyOptional({
@@ -20,13 +28,14 @@ export class UpdateWebhookRequest {
     minItems: 1,
     uniqueItems: true,
   })
-  @IsOptional()
+  @IfPresent()
   @ArrayMaxSize(EVENT_SUBSCRIPTIONS.length, {
     message: 'has more entries than there are event types',
   })
   @IsString({ each: true, message: 'must contain only strings' })
   // Nearest the property: class-validator checks bottom-up and stops at the first failure.
   @IsArray({ message: 'must be an array of event type names' })
+  @IsDefined(NOT_NULL)
   events?: EventSubscription[];
 
   @ApiPropertyOptional({
@@ -35,7 +44,8 @@ export class UpdateWebhookRequest {
     writeOnly: true,
     description: 'A new signing secret; deliveries made after the answer use it.',
   })
-  @IsOptional()
+  @IfPresent()
   @IsString({ message: 'must be a string' })
+  @IsDefined(NOT_NULL)
   secret?: string;
 }
