@@ -26,17 +26,15 @@ describe('errors are RFC 9457 problem documents everywhere', () => {
     expect(response.text).not.toMatch(/node_modules|\.ts:\d+|Error:/);
   };
 
-  it('answers an unknown route with 404', async () => {
+  it('answers an unknown route with 404, an unsupported method on a known one with 405', async () => {
     expectProblem(
       await http(api.baseUrl, 'GET', '/v1/nothing-here', { key }),
       404,
       'urn:svc:problem:not-found',
     );
-    expectProblem(
-      await http(api.baseUrl, 'PUT', '/v1/webhooks', { key }),
-      404,
-      'urn:svc:problem:not-found',
-    );
+    const wrongMethod = await http(api.baseUrl, 'PUT', '/v1/webhooks', { key });
+    expectProblem(wrongMethod, 405, 'urn:svc:problem:method-not-allowed');
+    expect(wrongMethod.headers.get('allow')).toMatch(/GET.*POST/);
   });
 
   it('answers a body over the configured limit with 413', async () => {
@@ -102,18 +100,18 @@ describe('errors are RFC 9457 problem documents everywhere', () => {
       headers: { 'x-request-id': 'trace-me-123' },
     });
     expect(response.headers.get('x-request-id')).toBe('trace-me-123');
-    expect((await http(api.baseUrl, 'GET', '/healthz')).headers.get('x-request-id')).toMatch(
+    expect((await http(api.baseUrl, 'GET', '/v1/webhooks')).headers.get('x-request-id')).toMatch(
       /^[0-9a-f-]{36}$/,
     );
   });
 });
 
-describe('health and readiness', () => {
+describe('health and readiness (on the management port)', () => {
   it('is live and ready with PostgreSQL and NATS reachable', async () => {
     const api = await startApi();
     try {
-      expect((await http(api.baseUrl, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
-      const ready = await http(api.baseUrl, 'GET', '/readyz');
+      expect((await http(api.managementUrl, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+      const ready = await http(api.managementUrl, 'GET', '/readyz');
       expect(ready.status).toBe(200);
       expect(ready.body).toEqual({
         status: 'ok',
@@ -127,8 +125,8 @@ describe('health and readiness', () => {
   it('stays live but is not ready while NATS is unreachable', async () => {
     const api = await startApi({ NATS_URL: 'nats://127.0.0.1:1' });
     try {
-      expect((await http(api.baseUrl, 'GET', '/healthz')).status).toBe(200);
-      const ready = await http(api.baseUrl, 'GET', '/readyz');
+      expect((await http(api.managementUrl, 'GET', '/healthz')).status).toBe(200);
+      const ready = await http(api.managementUrl, 'GET', '/readyz');
       expect(ready.status).toBe(503);
       expect(ready.body.checks.nats.status).toBe('unavailable');
       expect(ready.body.checks.postgres.status).toBe('ok');
@@ -142,7 +140,7 @@ describe('health and readiness', () => {
     try {
       const { key } = await api.newTenantWithKey(['webhooks:manage']);
       await http(api.baseUrl, 'GET', '/v1/webhooks/wh_01m7zsng2qwqh89sat5d7t1vpt', { key });
-      const metrics = (await http(api.baseUrl, 'GET', '/metrics')).text;
+      const metrics = (await http(api.managementUrl, 'GET', '/metrics')).text;
       expect(metrics).toMatch(
         /http_requests_total\{method="GET",route="\/v1\/webhooks\/:id",status_code="404",app="api"\} 1/,
       );

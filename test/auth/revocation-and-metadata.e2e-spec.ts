@@ -91,7 +91,7 @@ describe('authorization server metadata (RFC 8414) and revocation (RFC 7009)', (
 
   it('counts sign-ins, consents, token requests and revocations on /metrics', async () => {
     await issueTokens();
-    const metrics = (await http(bed.auth.baseUrl, 'GET', '/metrics')).text;
+    const metrics = (await http(bed.auth.managementUrl, 'GET', '/metrics')).text;
     const value = (series: string) =>
       Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
     expect(value('svc_auth_sign_ins_total{outcome="succeeded",app="auth"}')).toBeGreaterThan(0);

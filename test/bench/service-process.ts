@@ -4,7 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Cleanup } from './cleanup';
 
-export { freePort } from '../support/free-port';
+import { freePort } from '../support/free-port';
+
+export { freePort };
 
 /**
  * One of the built apps (`node dist/apps/<app>/src/main.js`) as a process of its own, so that its
@@ -89,8 +91,8 @@ export class ServiceProcess {
 }
 
 /**
- * A built HTTP app (`api` or `auth`) as its own process on `port`, stopped by `cleanup`, once its
- * /readyz answers.
+ * A built HTTP app (`api` or `auth`) as its own process on `port` (and a free management port),
+ * stopped by `cleanup`, once its /readyz answers on the management port.
  */
 export async function startBuiltApp(
   app: 'api' | 'auth',
@@ -99,13 +101,18 @@ export async function startBuiltApp(
   repoRoot: string,
   cleanup: Cleanup,
 ): Promise<ServiceProcess> {
+  const managementPort = await freePort();
   const service = new ServiceProcess(
     app,
     resolve(repoRoot, `dist/apps/${app}/src/main.js`),
-    { ...env, [`${app.toUpperCase()}_PORT`]: String(port) },
+    {
+      ...env,
+      [`${app.toUpperCase()}_PORT`]: String(port),
+      [`${app.toUpperCase()}_MANAGEMENT_PORT`]: String(managementPort),
+    },
     { cwd: repoRoot },
   );
   cleanup.add(app, () => service.stop());
-  await service.waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
+  await service.waitForHttp(`http://127.0.0.1:${managementPort}/readyz`, 30_000);
   return service;
 }

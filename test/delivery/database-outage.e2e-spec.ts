@@ -97,7 +97,7 @@ describe('a database outage while events arrive', () => {
         await outage.registerEndpoint(key, `${target.url}/outage-${index}`);
       }
       const readiness = async () =>
-        (await fetch(`${outage.engine.baseUrl}/readyz`).catch(() => undefined))?.status;
+        (await fetch(`${outage.engine.managementUrl}/readyz`).catch(() => undefined))?.status;
       const events = [];
       let away: { restore: () => Promise<void> } | undefined;
       let requestsWhenAway = 0;

@@ -91,7 +91,7 @@ describe('the delivery engine under poison, change, slowness, replicas and resta
     await waitFor(
       async () =>
         (await metricValue(
-          stack.engine.baseUrl,
+          stack.engine.managementUrl,
           'svc_delivery_events_rejected_total',
           'reason="subject-mismatch"',
         )) === 2,
@@ -199,12 +199,12 @@ describe('replicas and restarts', () => {
     expect(perEvent.size).toBe(60);
     expect([...perEvent.values()].every((count) => count === 1)).toBe(true);
     const firstShare = await metricValue(
-      stack.engine.baseUrl,
+      stack.engine.managementUrl,
       'svc_delivery_attempts_total',
       'outcome="succeeded"',
     );
     const secondShare = await metricValue(
-      second.baseUrl,
+      second.managementUrl,
       'svc_delivery_attempts_total',
       'outcome="succeeded"',
     );

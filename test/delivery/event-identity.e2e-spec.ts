@@ -90,7 +90,7 @@ describe('event identity per tenant, idempotent ingest, every POST recorded', ()
     const endpoint = await stack.registerEndpoint(key, `${target.url}/again`);
     const event = newEventEnvelope(tenantId, 'alert.created', { id: 'alr_again' });
     const duplicatesBefore = await metricValue(
-      stack.engine.baseUrl,
+      stack.engine.managementUrl,
       'svc_delivery_events_duplicate_total',
     );
 
@@ -102,7 +102,7 @@ describe('event identity per tenant, idempotent ingest, every POST recorded', ()
     await publishCopy(event, JSON.stringify({ data, ...rest }));
     await waitFor(
       async () =>
-        (await metricValue(stack.engine.baseUrl, 'svc_delivery_events_duplicate_total')) ===
+        (await metricValue(stack.engine.managementUrl, 'svc_delivery_events_duplicate_total')) ===
         duplicatesBefore + 1,
       { what: 'the duplicate to be counted' },
     );
@@ -136,7 +136,7 @@ describe('event identity per tenant, idempotent ingest, every POST recorded', ()
     await waitFor(
       async () =>
         (await metricValue(
-          stack.engine.baseUrl,
+          stack.engine.managementUrl,
           'svc_delivery_events_rejected_total',
           'conflicting-duplicate',
         )) >= 1,

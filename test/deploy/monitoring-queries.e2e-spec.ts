@@ -286,6 +286,10 @@ describe('deploy/kubernetes structure (no kubectl)', () => {
           expect(container.command).toEqual(['node', `dist/apps/${container.name}/src/main.js`]);
           expect(container.livenessProbe.httpGet.path).toBe('/healthz');
           expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+          // Probes and scrapes use the management port, which no public Service exposes.
+          for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+            expect(container[probe].httpGet.port).toBe('management');
+          }
         } else {
           expect(container.command.slice(0, 3)).toEqual([
             'node',
@@ -294,6 +298,17 @@ describe('deploy/kubernetes structure (no kubectl)', () => {
           ]);
         }
       }
+    }
+    for (const service of base.filter((object) => object.kind === 'Service')) {
+      const names = service.spec.ports.map((port: any) => port.name);
+      expect({ service: service.metadata.name, names }).toEqual({
+        service: service.metadata.name,
+        names:
+          service.metadata.name.endsWith('-management') ||
+          service.metadata.name === 'svc-webhooks-delivery'
+            ? ['management']
+            : ['http'],
+      });
     }
     const budgets = base.filter((object) => object.kind === 'PodDisruptionBudget');
     expect(budgets.map((budget) => budget.metadata.name)).toEqual(
@@ -379,7 +394,7 @@ async function exerciseDeliveryEngine(
   );
   return waitFor(
     async () => {
-      const { text } = await http(stack.engine.baseUrl, 'GET', '/metrics');
+      const { text } = await http(stack.engine.managementUrl, 'GET', '/metrics');
       const done = ENGINE_AT_WORK.every(
         ([metric, labels, value]) => (sampleValue(text, metric, labels) ?? 0) >= value,
       );
@@ -390,7 +405,7 @@ async function exerciseDeliveryEngine(
 }
 
 describe('dashboard and alert queries use only metrics the apps export', () => {
-  let apps: Pick<RunningApp, 'name' | 'baseUrl' | 'close'>[] = [];
+  let apps: Pick<RunningApp, 'name' | 'baseUrl' | 'managementUrl' | 'close'>[] = [];
   let stack: DeliveryStack | undefined;
   let receiver: HttpsReceiver | undefined;
   /** api, auth and a delivery engine, all freshly started. */
@@ -422,11 +437,12 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
     if (failure) throw failure.reason;
 
     for (const app of apps) {
-      // real traffic, so the HTTP counter and histogram have series to show
-      expect((await http(app.baseUrl, 'GET', '/healthz')).status).toBe(200);
-      expect(await readyStatus(app.baseUrl)).toBe(200);
+      // real traffic, so the HTTP counter and histogram have series to show; probes and scrapes
+      // go to the management port (ADR 0019), which counts them under their own routes
+      expect((await http(app.managementUrl, 'GET', '/healthz')).status).toBe(200);
+      expect(await readyStatus(app.managementUrl)).toBe(200);
       expect((await http(app.baseUrl, 'GET', '/no-such-route')).status).toBe(404);
-      const scrape = await http(app.baseUrl, 'GET', '/metrics');
+      const scrape = await http(app.managementUrl, 'GET', '/metrics');
       expect(scrape.status).toBe(200);
       expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
       scrapes.set(app.name, scrape.text);

@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, loadConfig } from '@svc/config';
+import { listenApp } from '@svc/http';
 import { createLogger } from '@svc/observability';
 import type { Logger } from 'pino';
 import { createAuthApplication } from '../../apps/auth/src/auth-application';
@@ -27,7 +28,10 @@ export type AppFactory = (config: AppConfig, logger: Logger) => Promise<NestFast
 
 export interface RunningApp {
   name: string;
+  /** The public port's URL (for the delivery engine, which has none: its management URL). */
   baseUrl: string;
+  /** Where the app serves /healthz, /readyz and /metrics (ADR 0019). */
+  managementUrl: string;
   config: AppConfig;
   app: NestFastifyApplication;
   close(): Promise<void>;
@@ -44,6 +48,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** Listen on this port instead of an ephemeral one (when a URL must be known beforehand). */
   port?: number;
+  /** No public port (the delivery engine): only the management port listens. */
+  managementOnly?: boolean;
 }
 
 export async function startApp(
@@ -60,16 +66,20 @@ export async function startApp(
     const sink = options.logLines;
     const destination = sink ? { write: (line: string) => void sink.push(line) } : undefined;
     const app = await create(config, createLogger(name, config.logLevel, destination));
+    let urls: { url?: string; managementUrl: string };
     try {
-      await app.listen(options.port ?? 0, '127.0.0.1');
+      urls = await listenApp(app, '127.0.0.1', {
+        public: options.managementOnly ? undefined : (options.port ?? 0),
+        management: 0,
+      });
     } catch (error) {
       await app.close();
       throw error;
     }
-    const address = app.getHttpServer().address() as { port: number };
     return {
       name,
-      baseUrl: `http://127.0.0.1:${address.port}`,
+      baseUrl: urls.url ?? urls.managementUrl,
+      managementUrl: urls.managementUrl,
       config,
       app,
       async close() {
@@ -93,5 +103,5 @@ export function startAuth(
 
 /** The real delivery engine (apps/delivery): health, readiness and metrics over HTTP. */
 export function startDelivery(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
-  return startApp('delivery', createDeliveryApplication, overrides);
+  return startApp('delivery', createDeliveryApplication, overrides, { managementOnly: true });
 }

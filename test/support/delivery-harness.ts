@@ -78,7 +78,7 @@ export async function startDeliveryStack(
       'delivery',
       createDeliveryApplication,
       { ...env, ...more },
-      { databaseUrl: database.url },
+      { databaseUrl: database.url, managementOnly: true },
     );
     const engine = running.app.get(DeliveryEngine);
     await engine.ready;

@@ -1,6 +1,8 @@
 export interface BannerDetails {
   host: string;
   ports: { api: number; auth: number; delivery: number };
+  /** Where api and auth serve /healthz, /readyz and /metrics. */
+  managementPorts: { api: number; auth: number };
   databaseUrl: string;
   /** Where the embedded cluster keeps its data; absent when DATABASE_URL came from outside. */
   embeddedDataDir?: string;
@@ -42,7 +44,8 @@ export function renderBanner(details: BannerDetails): string {
     'svc webhooks is running',
     `  API        ${url(details.ports.api)}   (OpenAPI at /v1/openapi.json)`,
     `  Auth       ${url(details.ports.auth)}`,
-    `  Delivery   ${url(details.ports.delivery)}   (health and metrics)`,
+    `  Delivery   ${url(details.ports.delivery)}   (management only)`,
+    `  Management api ${url(details.managementPorts.api)}, auth ${url(details.managementPorts.auth)}   (/healthz, /readyz, /metrics)`,
     `  Database   ${database}`,
     `  NATS       ${nats}`,
     ...(details.localCaFile

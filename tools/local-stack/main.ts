@@ -22,12 +22,12 @@ const appLoggers: Logger[] = [];
 
 function service(
   name: string,
-  port: ServiceDefinition['port'],
+  ports: Pick<ServiceDefinition, 'port' | 'managementPort'>,
   create: ServiceDefinition['create'],
 ): ServiceDefinition {
   return {
     name,
-    port,
+    ...ports,
     create: (config, logger) => {
       appLoggers.push(logger);
       return create(config, logger);
@@ -36,9 +36,24 @@ function service(
 }
 
 const SERVICES = [
-  service('api', (config) => config.ports.api, createApiApplication),
-  service('auth', (config) => config.ports.auth, createAuthApplication),
-  service('delivery', (config) => config.ports.delivery, createDeliveryApplication),
+  service(
+    'api',
+    { port: (config) => config.ports.api, managementPort: (config) => config.managementPorts.api },
+    createApiApplication,
+  ),
+  service(
+    'auth',
+    {
+      port: (config) => config.ports.auth,
+      managementPort: (config) => config.managementPorts.auth,
+    },
+    createAuthApplication,
+  ),
+  service(
+    'delivery',
+    { managementPort: (config) => config.ports.delivery },
+    createDeliveryApplication,
+  ),
 ];
 
 /** Stands in for the embedded database's URL while the rest of the configuration is checked. */
@@ -120,6 +135,7 @@ async function main(): Promise<void> {
     renderBanner({
       host: config.host,
       ports: config.ports,
+      managementPorts: config.managementPorts,
       databaseUrl: database.url,
       embeddedDataDir: database.embedded ? settings.postgresDir : undefined,
       natsUrl: nats.url,
@@ -212,9 +228,14 @@ async function startApps(config: AppConfig): Promise<void> {
 
 function explainListenError(service: ServiceDefinition, config: AppConfig, error: unknown): never {
   if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    const port = service.port(config);
+    const management = service.managementPort(config);
+    const port = (error as { port?: number }).port ?? service.port?.(config) ?? management;
+    const variable =
+      port === management && service.port
+        ? `${service.name.toUpperCase()}_MANAGEMENT_PORT`
+        : `${service.name.toUpperCase()}_PORT`;
     throw new LocalStackError(
-      `${service.name} cannot listen on ${config.host}:${port}, the port is in use; free it or set ${service.name.toUpperCase()}_PORT`,
+      `${service.name} cannot listen on ${config.host}:${port}, the port is in use; free it or set ${variable}`,
     );
   }
   throw error;

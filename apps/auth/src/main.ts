@@ -5,5 +5,6 @@ import { createAuthApplication } from './auth-application';
 void runService({
   name: 'auth',
   port: (config) => config.ports.auth,
+  managementPort: (config) => config.managementPorts.auth,
   create: createAuthApplication,
 });

@@ -4,6 +4,7 @@ import { createDeliveryApplication } from './delivery-application';
 
 void runService({
   name: 'delivery',
-  port: (config) => config.ports.delivery,
+  // The engine takes no traffic: its only port is its management port.
+  managementPort: (config) => config.ports.delivery,
   create: createDeliveryApplication,
 });

@@ -9,8 +9,21 @@ describe('loadConfig', () => {
     expect(config.ports).toEqual({ api: 8080, auth: 8081, delivery: 8082 });
     expect(config.nats.servers).toEqual(['nats://127.0.0.1:4222']);
     expect(config.http.bodyLimitBytes).toBe(65536);
+    expect(config.managementPorts).toEqual({ api: 9080, auth: 9081 });
+    expect(config.http).toMatchObject({
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 1024,
+    });
     expect(config.webhooks.allowedPrivateCidrs).toEqual([]);
     expect(config.secrets.usingDevelopmentKey).toBe(true);
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() =>
+      loadConfig({ ...base, HTTP_REQUEST_TIMEOUT: '5s', HTTP_HEADERS_TIMEOUT: '10s' }),
+    ).toThrow(/HTTP_HEADERS_TIMEOUT/);
   });
 
   it('refuses to start in production without an encryption key, saying why', () => {

@@ -64,6 +64,12 @@ const environmentSchema = z.object({
   API_PORT: port(8080),
   AUTH_PORT: port(8081),
   DELIVERY_PORT: port(8082),
+  API_MANAGEMENT_PORT: port(9080),
+  AUTH_MANAGEMENT_PORT: port(9081),
+  HTTP_REQUEST_TIMEOUT: duration.prefault('30s'),
+  HTTP_HEADERS_TIMEOUT: duration.prefault('10s'),
+  HTTP_KEEP_ALIVE_TIMEOUT: duration.prefault('72s'),
+  HTTP_MAX_CONNECTIONS: positiveInt(1024, 1_000_000),
   DATABASE_URL: z
     .string({ message: 'is required (postgres://user:password@host:5432/database)' })
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
@@ -107,6 +113,10 @@ const environmentSchema = z.object({
   AUTH_ISSUER: z.url().default('http://localhost:8081'),
   AUTH_AUDIENCE: z.string().min(1).default('svc-api'),
   AUTH_JWKS_URL: z.url().optional(),
+  AUTH_TRUSTED_PROXIES: cidrList,
+  AUTH_SIGN_IN_MAX_FAILURES_PER_ACCOUNT: positiveInt(5, 1000),
+  AUTH_SIGN_IN_MAX_FAILURES_PER_ADDRESS: positiveInt(20, 100_000),
+  AUTH_SIGN_IN_THROTTLE_WINDOW: duration.prefault('15m'),
   AUTH_SIGNING_KEYS: z
     .string()
     .optional()
@@ -138,7 +148,10 @@ export interface AppConfig {
   nodeEnv: 'development' | 'test' | 'production';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   host: string;
+  /** Public ports of api and auth; the engine's only port (`delivery`) is its management port. */
   ports: { api: number; auth: number; delivery: number };
+  /** Where api and auth serve /healthz, /readyz and /metrics (never on their public ports). */
+  managementPorts: { api: number; auth: number };
   database: { url: string; poolSize: number };
   nats: { servers: string[] };
   secrets: {
@@ -147,7 +160,17 @@ export interface AppConfig {
     usingDevelopmentKey: boolean;
   };
   webhooks: { allowedPrivateCidrs: string[] };
-  http: { bodyLimitBytes: number };
+  http: {
+    bodyLimitBytes: number;
+    /** Whole request (headers and body) must arrive within this; then 408 and close. */
+    requestTimeoutMs: number;
+    /** Headers must arrive within this (at most requestTimeoutMs). */
+    headersTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+    /** Connections per app and port beyond this are refused. */
+    maxConnections: number;
+  };
   jetstream: {
     /** Root of every subject: `<root>.events.<tenant_id>.<type>`. */
     subjectRoot: string;
@@ -180,6 +203,14 @@ export interface AppConfig {
     jwksUrl: string;
     /** Private JWKs; the first signs, all are published. Absent outside production: ephemeral. */
     signingKeys?: Record<string, unknown>[];
+    /** Proxies whose X-Forwarded-For is believed (rightmost-untrusted rule); CIDR ranges. */
+    trustedProxies: string[];
+    /** Failed sign-ins allowed per account and per client address in one window (ADR 0017). */
+    signInThrottle: {
+      accountMaxFailures: number;
+      addressMaxFailures: number;
+      windowSeconds: number;
+    };
   };
 }
 
@@ -227,12 +258,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'SECRET_ENCRYPTION_KEY: is required when NODE_ENV=production; it encrypts webhook secrets at rest (generate one with `openssl rand -base64 32`)',
     ]);
   }
+  if (values.HTTP_HEADERS_TIMEOUT > values.HTTP_REQUEST_TIMEOUT) {
+    throw new ConfigError(['HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT']);
+  }
   const activeKey = values.SECRET_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY;
   return {
     nodeEnv: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,
     host: values.HOST,
     ports: { api: values.API_PORT, auth: values.AUTH_PORT, delivery: values.DELIVERY_PORT },
+    managementPorts: { api: values.API_MANAGEMENT_PORT, auth: values.AUTH_MANAGEMENT_PORT },
     database: { url: values.DATABASE_URL, poolSize: values.DATABASE_POOL_SIZE },
     nats: { servers: values.NATS_URL },
     secrets: {
@@ -240,7 +275,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       usingDevelopmentKey: values.SECRET_ENCRYPTION_KEY === undefined,
     },
     webhooks: { allowedPrivateCidrs: values.WEBHOOK_ALLOWED_PRIVATE_CIDRS },
-    http: { bodyLimitBytes: values.API_BODY_LIMIT_BYTES },
+    http: {
+      bodyLimitBytes: values.API_BODY_LIMIT_BYTES,
+      requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT,
+      headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT,
+      keepAliveTimeoutMs: values.HTTP_KEEP_ALIVE_TIMEOUT,
+      maxConnections: values.HTTP_MAX_CONNECTIONS,
+    },
     jetstream: {
       subjectRoot: values.NATS_SUBJECT_ROOT,
       eventsStream: values.EVENTS_STREAM,
@@ -267,6 +308,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       jwksUrl:
         values.AUTH_JWKS_URL ?? `${values.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`,
       signingKeys: values.AUTH_SIGNING_KEYS,
+      trustedProxies: values.AUTH_TRUSTED_PROXIES,
+      signInThrottle: {
+        accountMaxFailures: values.AUTH_SIGN_IN_MAX_FAILURES_PER_ACCOUNT,
+        addressMaxFailures: values.AUTH_SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+        windowSeconds: Math.ceil(values.AUTH_SIGN_IN_THROTTLE_WINDOW / 1000),
+      },
     },
   };
 }

@@ -2,12 +2,19 @@ import { INestApplication } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from '@svc/config';
 import { createLogger, startTracing } from '@svc/observability';
 import type { Logger } from 'pino';
+import { listenApp } from './operations/management-server';
 
 export interface ServiceDefinition {
   name: string;
-  port: (config: AppConfig) => number;
+  /** The public port; absent for an app that takes no traffic (the delivery engine). */
+  port?: (config: AppConfig) => number;
+  /** Where /healthz, /readyz and /metrics are served (ADR 0019). */
+  managementPort: (config: AppConfig) => number;
   create: (config: AppConfig, logger: Logger) => Promise<INestApplication>;
 }
+
+/** Exit code of a configuration error (sysexits EX_CONFIG), at load or while assembling an app. */
+export const CONFIG_ERROR_EXIT_CODE = 78;
 
 /**
  * Starts one app as its own process: validates the configuration (a bad value stops start-up
@@ -23,7 +30,7 @@ export async function runService(
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${service.name}: ${error.message}\n`);
-      process.exit(78);
+      process.exit(CONFIG_ERROR_EXIT_CODE);
     }
     throw error;
   }
@@ -31,7 +38,17 @@ export async function runService(
   const tracing = startTracing(`svc-${service.name}`, {
     otlpEndpoint: config.tracing.otlpEndpoint,
   });
-  const app = await listenService(service, config);
+  let app: INestApplication;
+  try {
+    app = await listenService(service, config);
+  } catch (error) {
+    // A setting that only the app itself can check (e.g. AUTH_SIGNING_KEYS in production).
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${service.name}: ${error.message}\n`);
+      process.exit(CONFIG_ERROR_EXIT_CODE);
+    }
+    throw error;
+  }
   exitCleanlyOn(['SIGTERM', 'SIGINT'], async () => {
     await app.close();
     await tracing.shutdown();
@@ -74,8 +91,17 @@ export async function listenService(
     );
   }
   const app = await service.create(config, logger);
-  const port = service.port(config);
-  await app.listen(port, config.host);
-  logger.info({ port, host: config.host }, `${service.name} listening`);
+  const port = service.port?.(config);
+  const managementPort = service.managementPort(config);
+  try {
+    await listenApp(app, config.host, { public: port, management: managementPort });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  logger.info(
+    { port, management_port: managementPort, host: config.host },
+    `${service.name} listening`,
+  );
   return app;
 }

@@ -17,6 +17,36 @@ export const REDACTED_PATHS = [
   '*.refresh_token',
 ];
 
+/**
+ * Anything in a URL shaped like a credential: API keys and refresh tokens (`svc_live_`,
+ * `svc_test_`, `svc_rt_` and what follows) and JWT-looking segments (`eyJ…`).
+ */
+const CREDENTIAL_IN_URL =
+  /svc_(?:live|test|rt)_[^/?#&;=,\s]*|eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g;
+
+/** The URL (or path) with anything shaped like a key or token replaced by `[redacted]`. */
+export function redactUrl(url: string): string {
+  return url.replace(CREDENTIAL_IN_URL, '[redacted]');
+}
+
+/** Log fields that hold a URL or path; credentials in them are redacted by every logger. */
+const URL_FIELDS = ['url', 'path', 'instance', 'route'];
+
+function redactUrlFields(object: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const field of URL_FIELDS) {
+    const value = object[field];
+    if (typeof value === 'string') {
+      const redacted = redactUrl(value);
+      if (redacted !== value) {
+        copy ??= { ...object };
+        copy[field] = redacted;
+      }
+    }
+  }
+  return copy ?? object;
+}
+
 export function createLogger(
   service: string,
   level: string,
@@ -29,7 +59,9 @@ export function createLogger(
       messageKey: 'message',
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: redactUrlFields },
+      // Errors are logged as {type, message, stack} (and their cause), never as `{}`.
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
     },
     destination,
   );
@@ -44,6 +76,10 @@ export class NestPinoLogger implements LoggerService {
   }
   error(message: unknown, stackOrContext?: string, context?: string): void {
     const stack = context ? stackOrContext : undefined;
+    if (message instanceof Error) {
+      this.logger.error({ context: context ?? stackOrContext, err: message }, message.message);
+      return;
+    }
     this.logger.error({ context: context ?? stackOrContext, stack }, stringify(message));
   }
   warn(message: unknown, context?: string): void {
@@ -60,10 +96,14 @@ export class NestPinoLogger implements LoggerService {
   }
 
   private write(level: pino.Level, message: unknown, context?: string): void {
+    if (message instanceof Error) {
+      this.logger[level]({ context, err: message }, message.message);
+      return;
+    }
     this.logger[level]({ context }, stringify(message));
   }
 }
 
 function stringify(message: unknown): string {
-  return typeof message === 'string' ? message : JSON.stringify(message);
+  return typeof message === 'string' ? redactUrl(message) : JSON.stringify(message);
 }

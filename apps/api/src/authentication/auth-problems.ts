@@ -60,4 +60,13 @@ export const authProblems = {
       detail: `Credentials are not accepted in the request ${place === 'query' ? 'query string' : 'body'}. Send them only in the header "Authorization: Bearer <API_KEY>". Treat a key sent this way as exposed and rotate it.`,
     });
   },
+  /** Two or more Authorization headers: which one counts would be ambiguous, so none does. */
+  duplicateAuthorization(): ProblemException {
+    return new ProblemException({
+      type: PROBLEM_TYPES.duplicateHeader,
+      title: 'Duplicate header',
+      status: 400,
+      detail: 'Send exactly one Authorization header.',
+    });
+  },
 };

@@ -42,6 +42,9 @@ export class BearerAuthGuard implements CanActivate {
     if (misplaced) {
       throw authProblems.credentialsOutsideHeader(misplaced);
     }
+    if (authorizationHeaderCount(request.raw.rawHeaders) > 1) {
+      throw authProblems.duplicateAuthorization();
+    }
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') {
       throw authProblems.missingCredentials();
@@ -77,4 +80,15 @@ export class BearerAuthGuard implements CanActivate {
         }
       : null;
   }
+}
+
+/** Node keeps only the first of repeated Authorization headers; the raw list has them all. */
+function authorizationHeaderCount(rawHeaders: string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index].toLowerCase() === 'authorization') {
+      count += 1;
+    }
+  }
+  return count;
 }

@@ -1,9 +1,10 @@
+import { Logger } from '@nestjs/common';
 import { AttemptResult, errorKindOf, resultOfStatus } from '@svc/deliveries';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { safeConnector } from './safe-connector';
+import { BlockedAddressError, safeConnector } from './safe-connector';
 
 /** How much of a response body the delivery log keeps. */
 export const RESPONSE_EXCERPT_BYTES = 512;
@@ -15,7 +16,14 @@ export interface HttpSenderOptions {
   allowList: PrivateNetworkAllowList;
   extraCaFile?: string;
   connectionsPerOrigin: number;
+  /**
+   * Where a refused address is reported for operators (warn level: the host and the addresses it
+   * resolved to, never the URL's path or query); the engine's log by default.
+   */
+  onBlockedAddress?: (blocked: { host: string; addresses: string[]; detail: string }) => void;
 }
+
+const logger = new Logger('HttpSender');
 
 /**
  * POSTs deliveries over pooled keep-alive HTTPS connections. An attempt succeeds only on a
@@ -70,11 +78,21 @@ export class HttpSender {
       const excerpt = await readExcerpt(response.body);
       return resultOfStatus(response.statusCode, elapsed(), excerpt);
     } catch (error) {
+      const blocked = findBlockedAddress(error);
+      if (blocked) {
+        const report = { host: blocked.host, addresses: blocked.addresses, detail: blocked.detail };
+        if (this.options.onBlockedAddress) {
+          this.options.onBlockedAddress(report);
+        } else {
+          logger.warn(`delivery refused: ${report.detail}`);
+        }
+      }
       return {
         succeeded: false,
         statusCode: null,
         errorKind: errorKindOf(error),
-        errorMessage: describe(error),
+        // The tenant sees only "blocked address" (the detail above is for operators).
+        errorMessage: blocked ? blocked.message : describe(error),
         latencyMs: elapsed(),
         responseExcerpt: null,
       };
@@ -105,6 +123,17 @@ async function readExcerpt(body: AsyncIterable<Buffer>): Promise<string | null> 
     }
   }
   return keptBytes > 0 ? Buffer.concat(kept).toString('utf8') : null;
+}
+
+function findBlockedAddress(error: unknown): BlockedAddressError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof BlockedAddressError) {
+      return current;
+    }
+    current = current.cause;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

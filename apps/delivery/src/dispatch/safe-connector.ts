@@ -4,11 +4,23 @@ import { isIP } from 'node:net';
 import type { SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 
-/** The address a webhook would reach is not public and not in the allow-list. */
+/**
+ * The address a webhook would reach is not public and not in the allow-list. Its message is what
+ * the tenant sees in the attempt log: "blocked address", never how our resolvers see the name
+ * (internal DNS). The host and addresses are for the engine's own log only.
+ */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
-  constructor(host: string, addresses: string[]) {
-    super(`${host} resolves only to addresses deliveries may not reach (${addresses.join(', ')})`);
+  constructor(
+    readonly host: string,
+    readonly addresses: string[],
+  ) {
+    super('blocked address');
+  }
+
+  /** For operators (the engine's log): which name resolved to which refused addresses. */
+  get detail(): string {
+    return `${this.host} resolves only to addresses deliveries may not reach (${this.addresses.join(', ')})`;
   }
 }
 

@@ -1,12 +1,12 @@
 import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import { HealthController } from './health.controller';
-import { METRICS_REGISTRY, MetricsController } from './metrics.controller';
+import { METRICS_REGISTRY, OperationsEndpoints } from './operations-endpoints';
 import { READINESS_CHECKS, ReadinessCheck } from './readiness-check';
 
 /**
- * The endpoints every app has for its operators: `/healthz`, `/readyz` (ready when every check
- * answers) and `/metrics` from the app's registry, which other providers may add metrics to.
+ * What every app has for its operators: `/healthz`, `/readyz` (ready when every check answers)
+ * and `/metrics` from the app's registry, which other providers may add metrics to. They are
+ * served on the app's management port (see management-server.ts), not by the app's controllers.
  */
 @Global()
 @Module({})
@@ -27,9 +27,12 @@ export class OperationsModule {
     };
     return {
       module: OperationsModule,
-      controllers: [HealthController, MetricsController],
-      providers: [checks, { provide: METRICS_REGISTRY, useValue: options.registry }],
-      exports: [METRICS_REGISTRY],
+      providers: [
+        checks,
+        { provide: METRICS_REGISTRY, useValue: options.registry },
+        OperationsEndpoints,
+      ],
+      exports: [METRICS_REGISTRY, OperationsEndpoints],
     };
   }
 }

@@ -1,5 +1,14 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import { FASTIFY_ERROR_PROBLEMS } from './framework-problems';
 import {
   PROBLEM_CONTENT_TYPE,
   PROBLEM_TYPES,
@@ -19,58 +28,51 @@ const STATUS_PROBLEMS: Record<number, { type: string; title: string }> = {
   503: { type: PROBLEM_TYPES.unavailable, title: 'Service unavailable' },
 };
 
-/** Fastify's own request errors (body parsing, limits) carry a code and a statusCode. */
-const FASTIFY_ERRORS: Record<string, () => ProblemDetails> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: () => ({
-    type: PROBLEM_TYPES.malformedJson,
-    title: 'Malformed JSON',
-    status: 400,
-    detail: 'The request body is not valid JSON.',
-  }),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => ({
-    type: PROBLEM_TYPES.malformedJson,
-    title: 'Malformed JSON',
-    status: 400,
-    detail: 'The request has a JSON content type but an empty body.',
-  }),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => ({
-    ...STATUS_PROBLEMS[413],
-    status: 413,
-    detail: 'The request body is larger than this service accepts.',
-  }),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => ({
-    ...STATUS_PROBLEMS[415],
-    status: 415,
-    detail: 'Request bodies must be sent as Content-Type: application/json.',
-  }),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => ({
-    ...STATUS_PROBLEMS[400],
-    status: 400,
-    detail: 'The Content-Length header does not match the body.',
-  }),
-};
-
 /**
  * Every error leaves the service as an RFC 9457 problem document. Unexpected errors are logged
  * with their stack and answered with a generic 500 that reveals nothing of the internals.
  */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ProblemDetailsFilter');
+  /**
+   * `logger`: the app's own logger, so that errors carry the app's service name and the request
+   * id even when several apps share a process (Nest's static Logger is the last app's).
+   */
+  constructor(private readonly logger?: PinoLogger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const { problem, headers } = this.toProblem(exception);
-    const instance = request.url?.split('?')[0];
+    const path = request.url?.split('?')[0];
+    const allowed =
+      exception instanceof NotFoundException && !request.routeOptions?.url
+        ? allowedMethods(request, path)
+        : [];
+    const { problem, headers } =
+      allowed.length > 0
+        ? {
+            problem: {
+              ...STATUS_PROBLEMS[405],
+              status: 405,
+              detail: 'This resource does not support the request method.',
+            },
+            headers: { allow: allowed.join(', ') },
+          }
+        : this.toProblem(exception, request.id);
+    const instance = path;
     void reply
       .status(problem.status)
       .headers({ ...headers, 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' })
       .send({ ...problem, instance });
   }
 
-  private toProblem(exception: unknown): {
+  private toProblem(
+    exception: unknown,
+    requestId: string,
+  ): {
     problem: ProblemDetails;
     headers: Record<string, string>;
   } {
@@ -85,14 +87,15 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       statusCode?: number;
       message: string;
     };
-    const fromFastify = fastifyError?.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+    const fromFastify = fastifyError?.code ? FASTIFY_ERROR_PROBLEMS[fastifyError.code] : undefined;
     if (fromFastify) {
-      return { problem: fromFastify(), headers: {} };
+      return { problem: { ...fromFastify }, headers: {} };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status < 500) {
         const known = STATUS_PROBLEMS[status] ?? { type: 'about:blank', title: exception.name };
+        // Nest's own 404 says "Cannot GET <path>": never echo the request.
         const detail = status === 404 ? 'No such resource.' : exception.message;
         return { problem: { ...known, status, detail }, headers: {} };
       }
@@ -102,9 +105,16 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       const known = STATUS_PROBLEMS[status] ?? { type: 'about:blank', title: 'Bad request' };
       return { problem: { ...known, status }, headers: {} };
     }
-    this.logger.error(
-      exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
-    );
+    if (this.logger) {
+      this.logger.error(
+        { err: exception, request_id: requestId, context: 'ProblemDetailsFilter' },
+        'unexpected error',
+      );
+    } else {
+      new Logger('ProblemDetailsFilter').error(
+        exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+      );
+    }
     return {
       problem: {
         type: PROBLEM_TYPES.internal,
@@ -115,4 +125,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       headers: {},
     };
   }
+}
+
+/** The methods a route of this path answers (for a 405's Allow), from Fastify's router. */
+function allowedMethods(request: FastifyRequest, path: string | undefined): string[] {
+  if (!path) {
+    return [];
+  }
+  return METHODS.filter((method) => request.server.findRoute({ method, url: path }) !== null);
 }

@@ -23,6 +23,11 @@ const problemType = (slug: string) => `urn:svc:problem:${slug}`;
 export const PROBLEM_TYPES = {
   invalidRequest: problemType('invalid-request'),
   malformedJson: problemType('malformed-json'),
+  malformedRequest: problemType('malformed-request'),
+  duplicateHeader: problemType('duplicate-header'),
+  requestTimeout: problemType('request-timeout'),
+  uriTooLong: problemType('uri-too-long'),
+  headersTooLarge: problemType('headers-too-large'),
   credentialsOutsideHeader: problemType('credentials-outside-header'),
   unauthenticated: problemType('unauthenticated'),
   insufficientScope: problemType('insufficient-scope'),

@@ -1,3 +1,4 @@
+import { ConfigError } from '@svc/config';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, JWK } from 'jose';
 import type { webcrypto } from 'node:crypto';
 
@@ -12,7 +13,12 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-export class SigningKeysError extends Error {}
+/** A bad or missing AUTH_SIGNING_KEYS: a configuration error (the app exits 78). */
+export class SigningKeysError extends ConfigError {
+  constructor(problem: string) {
+    super([problem]);
+  }
+}
 
 /**
  * The authorization server's token signing keys: the first signs, all are published, so a new
