@@ -2,6 +2,93 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import path from 'node:path';
+
+/**
+ * The layering of the monorepo (README, "Architecture"), checked on every import, relative or
+ * `@svc/...`: libs never import apps; no app imports another (shared code goes into a lib);
+ * the domain libs (the event-sourced aggregates, the log, contracts, identity) never import the
+ * infrastructure libs (HTTP, messaging, database, platform wiring).
+ */
+const DOMAIN_LIBS = new Set([
+  'contracts',
+  'deliveries',
+  'event-store',
+  'identity',
+  'oauth',
+  'secrets',
+  'signing',
+  'tenants',
+  'webhook-endpoints',
+  'webhook-receiver',
+]);
+const INFRASTRUCTURE_LIBS = new Set(['http', 'messaging', 'database', 'platform']);
+
+/** `[top, name]` of what an import names: `['libs', 'deliveries']`, `['apps', 'api']`, or null. */
+function layerOf(specifier, fromFile) {
+  if (specifier.startsWith('@svc/')) {
+    return ['libs', specifier.slice('@svc/'.length).split('/')[0]];
+  }
+  if (!specifier.startsWith('.')) {
+    return null;
+  }
+  const target = path.relative(
+    import.meta.dirname,
+    path.resolve(path.dirname(fromFile), specifier),
+  );
+  const [top, name] = target.split(path.sep);
+  return top === 'apps' || top === 'libs' ? [top, name] : null;
+}
+
+const layering = {
+  rules: {
+    layers: {
+      meta: {
+        type: 'problem',
+        schema: [],
+        docs: { description: 'apps over libs, domain over infrastructure' },
+      },
+      create(context) {
+        const [top, name] = path.relative(import.meta.dirname, context.filename).split(path.sep);
+        if (top !== 'apps' && top !== 'libs') {
+          return {};
+        }
+        const check = (node) => {
+          const specifier = node.source?.value;
+          const target =
+            typeof specifier === 'string' ? layerOf(specifier, context.filename) : null;
+          if (!target) {
+            return;
+          }
+          const [targetTop, targetName] = target;
+          if (top === 'libs' && targetTop === 'apps') {
+            context.report({ node, message: `libs never import apps (${specifier})` });
+          } else if (top === 'apps' && targetTop === 'apps' && targetName !== name) {
+            context.report({
+              node,
+              message: `no app imports another; move ${specifier} into a lib`,
+            });
+          } else if (
+            top === 'libs' &&
+            DOMAIN_LIBS.has(name) &&
+            INFRASTRUCTURE_LIBS.has(targetName)
+          ) {
+            context.report({
+              node,
+              message: `domain lib ${name} never imports @svc/${targetName}`,
+            });
+          }
+        };
+        return {
+          ImportDeclaration: check,
+          ExportAllDeclaration: check,
+          ExportNamedDeclaration: check,
+          ImportExpression: check,
+        };
+      },
+    },
+  },
+};
 
 export default tseslint.config(
   {
@@ -26,7 +113,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/no-extraneous-class': 'off',
       'no-console': 'error',
+      'layering/layers': 'error',
     },
+    plugins: { layering },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

@@ -10,7 +10,7 @@ import {
   ReceiverServer,
   SIGNATURE_HEADER,
   WebhookEvent,
-} from '../../apps/receiver-example/src/receiver';
+} from '@svc/webhook-receiver';
 import {
   TEST_CA_FILE,
   TEST_SERVER_CERT_FILE,

@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AppConfig } from '@svc/config';
 import { AuthenticationModule } from './authentication/authentication.module';
 import { BearerAuthGuard } from './authentication/bearer-auth.guard';
-import { AccessTokenVerifier, GrantRevocations } from '@svc/oauth';
+import { AccessTokenVerifier, GrantRevocations } from '@svc/identity';
 import { createRemoteJWKSet } from 'jose';
 import { PlatformModule } from '@svc/platform';
 import { TenantsService } from '@svc/tenants';

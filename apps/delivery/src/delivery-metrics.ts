@@ -1,15 +1,9 @@
+import { REJECTION_REASONS } from '@svc/contracts';
 import { ATTEMPT_ERROR_KINDS } from '@svc/deliveries';
 import type { EndpointStatus } from '@svc/webhook-endpoints';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RejectionReason } from './intake/dead-letter';
 
 /** Every label value, so each series exists (at zero) from the start; see the constructor. */
-const REJECTION_REASONS = Object.keys({
-  'invalid-json': true,
-  'invalid-envelope': true,
-  'subject-mismatch': true,
-  'conflicting-duplicate': true,
-} satisfies Record<RejectionReason, true>);
 const ENDPOINT_STATUSES = Object.keys({
   active: true,
   degraded: true,

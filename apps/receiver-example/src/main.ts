@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readReceiverConfig, ReceiverConfig, ReceiverConfigError } from './config';
-import { ATTEMPT_HEADER, createReceiver, DELIVERY_ID_HEADER } from './receiver';
+import { ATTEMPT_HEADER, createReceiver, DELIVERY_ID_HEADER } from '@svc/webhook-receiver';
 
 /** The same exit code as the service's apps use for bad configuration (EX_CONFIG). */
 const EXIT_CONFIG = 78;

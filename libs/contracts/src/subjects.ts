@@ -1,5 +1,18 @@
 export const DEFAULT_SUBJECT_ROOT = 'svc';
 
+/**
+ * Why the engine refused a message, as the dead-letter subject (`svc.deadletter.<reason>`), the
+ * `Svc-Rejection-Reason` header and the `event.rejected` record name it.
+ */
+export const REJECTION_REASONS = [
+  'invalid-json',
+  'invalid-envelope',
+  'subject-mismatch',
+  /** The tenant already published an event with this id and another body. */
+  'conflicting-duplicate',
+] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
 /** Header of a dead-lettered message naming why the engine refused it. */
 export const REJECTION_REASON_HEADER = 'Svc-Rejection-Reason';
 export const REJECTION_DETAIL_HEADER = 'Svc-Rejection-Detail';

@@ -75,8 +75,23 @@ export interface DeliveryCancelled {
   cancelled_at: string;
 }
 
+export interface DeliveryAttemptedEvent {
+  type: typeof DELIVERY_EVENT_TYPES.attempted;
+  data: DeliveryAttempted;
+}
+export interface DeliveryDeferredEvent {
+  type: typeof DELIVERY_EVENT_TYPES.deferred;
+  data: DeliveryDeferred;
+}
+export interface DeliveryRedrivenEvent {
+  type: typeof DELIVERY_EVENT_TYPES.redriven;
+  data: DeliveryRedriven;
+}
+export interface DeliveryCancelledEvent {
+  type: typeof DELIVERY_EVENT_TYPES.cancelled;
+  data: DeliveryCancelled;
+}
+
+/** Every event a delivery's stream can get. */
 export type DeliveryEvent =
-  | { type: typeof DELIVERY_EVENT_TYPES.attempted; data: DeliveryAttempted }
-  | { type: typeof DELIVERY_EVENT_TYPES.deferred; data: DeliveryDeferred }
-  | { type: typeof DELIVERY_EVENT_TYPES.redriven; data: DeliveryRedriven }
-  | { type: typeof DELIVERY_EVENT_TYPES.cancelled; data: DeliveryCancelled };
+  DeliveryAttemptedEvent | DeliveryDeferredEvent | DeliveryRedrivenEvent | DeliveryCancelledEvent;

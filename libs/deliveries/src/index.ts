@@ -1,4 +1,5 @@
 export * from './delivery-events';
+export * from './delivery-decisions';
 export * from './delivery-state';
 export * from './rules/attempt-result';
 export * from './rules/endpoint-status';

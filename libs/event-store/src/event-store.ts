@@ -1,18 +1,34 @@
-import { EntityManager, QueryDeepPartialEntity, QueryFailedError } from 'typeorm';
+import { EntityManager, QueryFailedError } from 'typeorm';
 import { StoredEvent } from './stored-event.entity';
 
-export interface NewEvent<TData = Record<string, unknown>> {
+/**
+ * What every event of the log is: a type naming the shape of its data. A stream's events are a
+ * discriminated union of these (`EndpointEvent`, `DeliveryEvent`): appends and reads are typed by
+ * that union, so no caller casts an event's data.
+ */
+export interface EventShape {
   type: string;
-  data: TData;
-  metadata?: Record<string, unknown>;
+  data: object;
 }
 
-export interface RecordedEvent<TData = Record<string, unknown>> extends NewEvent<TData> {
+/** An event read without knowing its stream's union (tests, tools). */
+export interface UntypedEvent extends EventShape {
+  data: Record<string, unknown>;
+}
+
+/** An event to append, with its metadata (tenant, actor, request). */
+export type NewEvent<E extends EventShape = UntypedEvent> = E & {
+  metadata?: Record<string, unknown>;
+};
+
+/** An event as the log holds it. */
+export type RecordedEvent<E extends EventShape = UntypedEvent> = E & {
+  metadata: Record<string, unknown>;
   position: string;
   streamId: string;
   version: number;
   recordedAt: Date;
-}
+};
 
 /** Another writer appended to the stream first: the caller's view of it is stale. */
 export class StreamVersionConflictError extends Error {
@@ -27,67 +43,37 @@ export class StreamVersionConflictError extends Error {
  * the last event the caller saw (0 for a new stream). Must run inside the caller's transaction
  * so that projections are updated atomically with the append.
  */
-export async function appendToStream(
+export function appendToStream<E extends EventShape>(
   manager: EntityManager,
   streamId: string,
   expectedVersion: number,
-  events: NewEvent[],
-): Promise<RecordedEvent[]> {
-  if (events.length === 0) {
-    return [];
-  }
-  const rows = events.map((event, index) => ({
-    streamId,
-    version: expectedVersion + index + 1,
-    type: event.type,
-    data: event.data,
-    metadata: event.metadata ?? {},
-  }));
-  try {
-    const result = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(StoredEvent)
-      .values(rows as QueryDeepPartialEntity<StoredEvent>[])
-      .returning(['position', 'recordedAt'])
-      .execute();
-    const inserted = result.raw as { position: string | number; recorded_at: Date }[];
-    return rows.map((row, index) => ({
-      ...row,
-      position: String(inserted[index].position),
-      recordedAt: inserted[index].recorded_at,
-    }));
-  } catch (error) {
-    if (isUniqueViolation(error, 'events_stream_version_key')) {
-      throw new StreamVersionConflictError(streamId);
-    }
-    throw error;
-  }
+  events: NewEvent<E>[],
+): Promise<RecordedEvent<E>[]> {
+  return appendToStreams(manager, [{ streamId, expectedVersion, events }]);
 }
 
-export interface StreamAppend {
+export interface StreamAppend<E extends EventShape = UntypedEvent> {
   streamId: string;
   expectedVersion: number;
-  events: NewEvent[];
+  events: NewEvent<E>[];
 }
 
 /**
- * Appends to many streams in one statement (group commit), with the same optimistic concurrency
- * as appendToStream: any stale expected version fails the whole call with
+ * The one append path of the log: appends to one or many streams in one statement (group
+ * commit) with optimistic concurrency. Any stale expected version fails the whole call with
  * StreamVersionConflictError, leaving the caller to retry the appends one by one.
  * Returns the recorded events in the order given.
  */
-export async function appendToStreams(
+export async function appendToStreams<E extends EventShape>(
   manager: EntityManager,
-  appends: StreamAppend[],
-): Promise<RecordedEvent[]> {
+  appends: StreamAppend<E>[],
+): Promise<RecordedEvent<E>[]> {
   const rows = appends.flatMap(({ streamId, expectedVersion, events }) =>
-    events.map((event, index) => ({
+    events.map(({ metadata, ...event }, index) => ({
+      ...(event as E),
       streamId,
       version: expectedVersion + index + 1,
-      type: event.type,
-      data: event.data,
-      metadata: event.metadata ?? {},
+      metadata: metadata ?? {},
     })),
   );
   if (rows.length === 0) {
@@ -120,18 +106,27 @@ export async function appendToStreams(
   });
 }
 
-export async function readStream(
+/**
+ * A row of the log as an event of the union its reader expects. The one place the log's rows are
+ * trusted to be what their type says: only the typed append path writes them.
+ */
+function recorded<E extends EventShape>(row: StoredEvent): RecordedEvent<E> {
+  return row as RecordedEvent<E>;
+}
+
+export async function readStream<E extends EventShape = UntypedEvent>(
   manager: EntityManager,
   streamId: string,
-): Promise<RecordedEvent[]> {
-  return manager.find(StoredEvent, { where: { streamId }, order: { version: 'ASC' } });
+): Promise<RecordedEvent<E>[]> {
+  const rows = await manager.find(StoredEvent, { where: { streamId }, order: { version: 'ASC' } });
+  return rows.map((row) => recorded<E>(row));
 }
 
 /** Reads the whole log in position order, a page at a time, for projection rebuilds. */
-export async function* readAll(
+export async function* readAll<E extends EventShape = UntypedEvent>(
   manager: EntityManager,
-  options: { types?: string[]; pageSize?: number } = {},
-): AsyncGenerator<RecordedEvent> {
+  options: { types?: E['type'][]; pageSize?: number } = {},
+): AsyncGenerator<RecordedEvent<E>> {
   const pageSize = options.pageSize ?? 1000;
   let after = '0';
   for (;;) {
@@ -144,7 +139,7 @@ export async function* readAll(
       query.andWhere('event.type IN (:...types)', { types: options.types });
     }
     const page = await query.getMany();
-    yield* page;
+    yield* page.map((row) => recorded<E>(row));
     if (page.length < pageSize) {
       return;
     }

@@ -58,12 +58,34 @@ export interface EndpointReactivated {
   at: string;
 }
 
+export interface EndpointRegisteredEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.registered;
+  data: EndpointRegistered;
+}
+export interface EndpointUpdatedEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.updated;
+  data: EndpointUpdated;
+}
+export interface EndpointDeletedEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.deleted;
+  data: EndpointDeleted;
+}
+export interface EndpointDegradedEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.degraded;
+  data: EndpointDegraded;
+}
+export interface EndpointReactivatedEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.reactivated;
+  data: EndpointReactivated;
+}
+
+/** Every event an endpoint's stream can get. */
 export type EndpointEvent =
-  | { type: typeof ENDPOINT_EVENT_TYPES.registered; data: EndpointRegistered }
-  | { type: typeof ENDPOINT_EVENT_TYPES.updated; data: EndpointUpdated }
-  | { type: typeof ENDPOINT_EVENT_TYPES.deleted; data: EndpointDeleted }
-  | { type: typeof ENDPOINT_EVENT_TYPES.degraded; data: EndpointDegraded }
-  | { type: typeof ENDPOINT_EVENT_TYPES.reactivated; data: EndpointReactivated };
+  | EndpointRegisteredEvent
+  | EndpointUpdatedEvent
+  | EndpointDeletedEvent
+  | EndpointDegradedEvent
+  | EndpointReactivatedEvent;
 
 export function isEndpointEventType(type: string): type is EndpointEvent['type'] {
   return (Object.values(ENDPOINT_EVENT_TYPES) as string[]).includes(type);

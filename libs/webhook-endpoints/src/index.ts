@@ -1,4 +1,5 @@
 export * from './endpoint-events';
+export * from './endpoint-decisions';
 export * from './endpoint-state';
 export * from './projection/endpoint-projection';
 export * from './projection/webhook-endpoint.entity';

@@ -1,7 +1,6 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
-import { AccessTokenVerifier } from '@svc/oauth';
 import { DataSource } from 'typeorm';
-import { ApiKeysService } from '@svc/identity';
+import { AccessTokenVerifier, ApiKeysService } from '@svc/identity';
 import { BearerAuthGuard } from './bearer-auth.guard';
 
 @Global()

@@ -2,10 +2,8 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Optional } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { Scope } from '@svc/contracts';
 import { PUBLIC_ROUTE } from '@svc/http';
-import { AccessTokenVerifier, looksLikeJwt } from '@svc/oauth';
 import type { FastifyRequest } from 'fastify';
-import { ApiKeysService } from '@svc/identity';
-import type { Principal } from '@svc/identity';
+import { AccessTokenVerifier, ApiKeysService, looksLikeJwt, type Principal } from '@svc/identity';
 import { authProblems } from './auth-problems';
 import { findMisplacedCredential } from './misplaced-credentials';
 import { AuthenticatedRequest, REQUIRED_SCOPES } from './require-scopes.decorator';

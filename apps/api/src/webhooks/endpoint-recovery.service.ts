@@ -1,23 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { isId } from '@svc/contracts';
 import {
-  DELIVERY_EVENT_TYPES,
+  decideRedriven,
+  DeliveryEvent,
   DeliveryRecord,
-  DeliveryRedriven,
   projectDeliveryEvents,
 } from '@svc/deliveries';
-import { appendToStream, appendToStreams } from '@svc/event-store';
+import { appendToStreams } from '@svc/event-store';
 import { problems } from '@svc/http';
 import { EndpointChangeNotifier } from '@svc/messaging';
-import {
-  ENDPOINT_EVENT_TYPES,
-  EndpointReactivated,
-  EndpointState,
-  projectEndpointEvents,
-  WebhookEndpointRecord,
-} from '@svc/webhook-endpoints';
+import { changeEndpoint, decideReactivate, EndpointState } from '@svc/webhook-endpoints';
 import { DataSource, MoreThanOrEqual } from 'typeorm';
-import { CommandContext, visibleTo } from './webhook-endpoints.service';
+import { CommandContext, commandMetadata, visibleTo } from './webhook-endpoints.service';
 
 export interface Recovery {
   endpoint: EndpointState;
@@ -42,36 +36,18 @@ export class EndpointRecoveryService {
       throw notFound(id);
     }
     const now = new Date();
-    const metadata = {
-      tenant_id: tenantId,
-      actor: { kind: context.principal.kind, id: context.principal.credentialId },
-      request_id: context.requestId,
-    };
+    const metadata = commandMetadata(context);
     const recovery = await this.dataSource.transaction(async (manager) => {
-      const current = await manager.findOne(WebhookEndpointRecord, {
-        where: { id, ...visibleTo(context.principal) },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!current) {
+      const change = await changeEndpoint(
+        manager,
+        { id, ...visibleTo(context.principal) },
+        (current) => (current ? decideReactivate({ reason: 'recovered' }, current, now) : []),
+        metadata,
+      );
+      if (!change?.after) {
         throw notFound(id);
       }
-      let endpoint: EndpointState = current;
-      if (current.status === 'degraded') {
-        const reactivated: EndpointReactivated = {
-          endpoint_id: id,
-          reason: 'recovered',
-          delivery_id: null,
-          at: now.toISOString(),
-        };
-        const appended = await appendToStream(manager, id, current.version, [
-          {
-            type: ENDPOINT_EVENT_TYPES.reactivated,
-            data: reactivated as unknown as Record<string, unknown>,
-            metadata,
-          },
-        ]);
-        endpoint = (await projectEndpointEvents(manager, id, current, appended)) as EndpointState;
-      }
+      const endpoint: EndpointState = change.after;
       if (!redriveSince) {
         return { endpoint, redriven: 0 };
       }
@@ -84,33 +60,23 @@ export class EndpointRecoveryService {
         },
         lock: { mode: 'pessimistic_write' },
       });
-      const appended = await appendToStreams(
+      const appended = await appendToStreams<DeliveryEvent>(
         manager,
-        abandoned.map((delivery) => {
-          const data: DeliveryRedriven = {
-            delivery_id: delivery.id,
-            due_at: now.toISOString(),
-            redriven_at: now.toISOString(),
-          };
-          return {
-            streamId: delivery.id,
-            expectedVersion: delivery.version,
-            events: [
-              {
-                type: DELIVERY_EVENT_TYPES.redriven,
-                data: data as unknown as Record<string, unknown>,
-                metadata,
-              },
-            ],
-          };
-        }),
+        abandoned.map((delivery) => ({
+          streamId: delivery.id,
+          expectedVersion: delivery.version,
+          events: decideRedriven({ abandonedSince: redriveSince }, delivery, now).map((event) => ({
+            ...event,
+            metadata,
+          })),
+        })),
       );
       await projectDeliveryEvents(
         manager,
         new Map(abandoned.map((delivery) => [delivery.id, delivery])),
         appended,
       );
-      return { endpoint, redriven: abandoned.length };
+      return { endpoint, redriven: appended.length };
     });
     await this.notifier.announce(tenantId, id);
     return recovery;

@@ -1,22 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@svc/config';
 import { EventSubscription, isId, newId } from '@svc/contracts';
-import { appendToStream, NewEvent, StreamVersionConflictError } from '@svc/event-store';
+import { StreamVersionConflictError } from '@svc/event-store';
 import { decodeCursor, Page, problems, toPage } from '@svc/http';
 import type { Principal } from '@svc/identity';
 import { EndpointChangeNotifier } from '@svc/messaging';
 import { SecretCipher } from '@svc/secrets';
 import {
-  canonicalEndpointUrl,
+  changeEndpoint,
   checkEndpointFields,
-  ENDPOINT_EVENT_TYPES,
+  decideRegister,
+  decideRemove,
+  decideUpdate,
   EndpointEnvironment,
+  EndpointEvent,
   EndpointFields,
-  EndpointRegistered,
   EndpointState,
-  EndpointUpdated,
   PrivateNetworkAllowList,
-  projectEndpointEvents,
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
@@ -70,21 +70,22 @@ export class WebhookEndpointsService {
   async register(context: CommandContext, command: RegisterCommand): Promise<EndpointState> {
     this.enforceRules(command);
     const id = newId('wh');
-    const registered: EndpointRegistered = {
-      endpoint_id: id,
-      tenant_id: context.principal.tenantId,
-      url: canonicalEndpointUrl(command.url),
+    const registration = {
+      endpointId: id,
+      tenantId: context.principal.tenantId,
+      url: command.url,
       events: command.events,
-      secret_ciphertext: this.cipher.encrypt(command.secret, id),
-      status: 'active',
+      secretCiphertext: this.cipher.encrypt(command.secret, id),
       environment: environmentOf(context.principal),
-      created_at: new Date().toISOString(),
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
-      const appended = await appendToStream(manager, id, 0, [
-        this.event(context, ENDPOINT_EVENT_TYPES.registered, registered),
-      ]);
-      return (await projectEndpointEvents(manager, id, null, appended)) as EndpointState;
+      const change = await changeEndpoint(
+        manager,
+        { id },
+        (state) => decideRegister(registration, state, new Date()),
+        commandMetadata(context),
+      );
+      return change!.after!;
     });
     await this.notifier.announce(endpoint.tenantId, endpoint.id);
     return endpoint;
@@ -101,31 +102,24 @@ export class WebhookEndpointsService {
       ]);
     }
     this.enforceRules(changes);
-    return this.changeEndpoint(context, id, (current) => {
-      const updated: EndpointUpdated = {
-        endpoint_id: current.id,
-        changes: {
-          ...(changes.url !== undefined && { url: canonicalEndpointUrl(changes.url) }),
-          ...(changes.events !== undefined && {
-            events: [...changes.events] as EventSubscription[],
-          }),
-          ...(changes.secret !== undefined && {
-            secret_ciphertext: this.cipher.encrypt(changes.secret, current.id),
-          }),
+    return this.changeEndpoint(context, id, (current) =>
+      decideUpdate(
+        {
+          url: changes.url,
+          events: changes.events as readonly EventSubscription[] | undefined,
+          secretCiphertext:
+            changes.secret === undefined
+              ? undefined
+              : this.cipher.encrypt(changes.secret, current.id),
         },
-        updated_at: new Date().toISOString(),
-      };
-      return this.event(context, ENDPOINT_EVENT_TYPES.updated, updated);
-    }) as Promise<EndpointState>;
+        current,
+        new Date(),
+      ),
+    ) as Promise<EndpointState>;
   }
 
   async delete(context: CommandContext, id: string): Promise<void> {
-    await this.changeEndpoint(context, id, (current) =>
-      this.event(context, ENDPOINT_EVENT_TYPES.deleted, {
-        endpoint_id: current.id,
-        deleted_at: new Date().toISOString(),
-      }),
-    );
+    await this.changeEndpoint(context, id, (current) => decideRemove({}, current, new Date()));
   }
 
   async get(principal: Principal, id: string): Promise<EndpointState> {
@@ -154,26 +148,27 @@ export class WebhookEndpointsService {
     return toPage(rows, page.limit, view);
   }
 
-  /** Locks the tenant's endpoint row, appends the event `decide` returns, and projects it. */
+  /** Locks the tenant's endpoint row, appends the events `decide` returns, and projects them. */
   private async changeEndpoint(
     context: CommandContext,
     id: string,
-    decide: (current: EndpointState) => NewEvent,
+    decide: (current: EndpointState) => EndpointEvent[],
   ): Promise<EndpointState | null> {
     if (!isId('wh', id)) {
       throw notFound(id);
     }
     try {
       const after = await this.dataSource.transaction(async (manager: EntityManager) => {
-        const current = await manager.findOne(WebhookEndpointRecord, {
-          where: { id, ...visibleTo(context.principal) },
-          lock: { mode: 'pessimistic_write' },
-        });
-        if (!current) {
+        const change = await changeEndpoint(
+          manager,
+          { id, ...visibleTo(context.principal) },
+          (current) => (current ? decide(current) : []),
+          commandMetadata(context),
+        );
+        if (!change) {
           throw notFound(id);
         }
-        const appended = await appendToStream(manager, id, current.version, [decide(current)]);
-        return projectEndpointEvents(manager, id, current, appended);
+        return change.after;
       });
       await this.notifier.announce(context.principal.tenantId, id);
       return after;
@@ -193,18 +188,15 @@ export class WebhookEndpointsService {
       throw problems.invalidRequest(violations);
     }
   }
+}
 
-  private event<T extends object>(context: CommandContext, type: string, data: T): NewEvent {
-    return {
-      type,
-      data: data as unknown as Record<string, unknown>,
-      metadata: {
-        tenant_id: context.principal.tenantId,
-        actor: { kind: context.principal.kind, id: context.principal.credentialId },
-        request_id: context.requestId,
-      },
-    };
-  }
+/** Who asked, as the metadata of the events a request appends. */
+export function commandMetadata(context: CommandContext): Record<string, unknown> {
+  return {
+    tenant_id: context.principal.tenantId,
+    actor: { kind: context.principal.kind, id: context.principal.credentialId },
+    request_id: context.requestId,
+  };
 }
 
 function notFound(id: string) {

@@ -14,7 +14,7 @@ import {
   DELIVERY_ID_HEADER,
   DeliveryInfo,
   WebhookEvent,
-} from '../../../receiver-example/src/receiver';
+} from '@svc/webhook-receiver';
 import { CliError, CliIo, localStack } from '../cli-context';
 
 interface ListenOptions {

@@ -72,4 +72,63 @@ describe('ConcurrencyLimits', () => {
       expect(await limits.reserve('a', 0)).toBe(false);
     });
   });
+
+  describe('withSlot', () => {
+    it('runs the work holding both slots, and releases them when it ends', async () => {
+      const limits = new ConcurrencyLimits(10, 1);
+      const result = await limits.withSlot('a', 0, () => {
+        expect(limits.inFlight).toBe(1);
+        expect(limits.tryReserve('a')).toBe(false);
+        return Promise.resolve('done');
+      });
+
+      expect(result).toEqual({ ran: true, value: 'done' });
+      expect(limits.inFlight).toBe(0);
+      expect(limits.tryReserve('a')).toBe(true);
+    });
+
+    it('does not run the work when the endpoint has no free slot', async () => {
+      const limits = new ConcurrencyLimits(10, 1);
+      limits.tryReserve('a');
+      const work = jest.fn(() => Promise.resolve());
+
+      expect(await limits.withSlot('a', 0, work)).toEqual({ ran: false });
+      expect(work).not.toHaveBeenCalled();
+    });
+
+    it('releases once, however often the work releases early, and when the work throws', async () => {
+      const limits = new ConcurrencyLimits(10, 2);
+      await expect(
+        limits.withSlot('a', 0, (release) => {
+          release();
+          release();
+          return Promise.reject(new Error('boom'));
+        }),
+      ).rejects.toThrow('boom');
+
+      expect(limits.inFlight).toBe(0);
+      expect(limits.tryReserve('a')).toBe(true);
+      expect(limits.tryReserve('a')).toBe(true);
+      expect(limits.tryReserve('a')).toBe(false);
+    });
+
+    it('runs beforeGlobal after the endpoint slot is taken and before the global one', async () => {
+      const limits = new ConcurrencyLimits(10, 1);
+      const seen: string[] = [];
+      await limits.withSlot(
+        'a',
+        0,
+        () => {
+          seen.push(`work, ${limits.inFlight} global`);
+          return Promise.resolve();
+        },
+        () => {
+          seen.push(`before, ${limits.inFlight} global, endpoint full: ${!limits.tryReserve('a')}`);
+          return Promise.resolve();
+        },
+      );
+
+      expect(seen).toEqual(['before, 0 global, endpoint full: true', 'work, 1 global']);
+    });
+  });
 });

@@ -95,6 +95,31 @@ export class ConcurrencyLimits {
     }
   }
 
+  /**
+   * The whole sequence of one attempt's slots: reserve one of the endpoint's (waiting up to
+   * `waitMs`), then `beforeGlobal` (say, waiting for the database), then a global one, run
+   * `work`, and release both, once, however `work` ends. `work` gets the release to call early
+   * (when the HTTP exchange is over). `{ ran: false }` when no endpoint slot came in time.
+   */
+  async withSlot<T>(
+    endpointId: string,
+    waitMs: number,
+    work: (release: () => void) => Promise<T>,
+    beforeGlobal?: () => Promise<void>,
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
+    if (!(await this.reserve(endpointId, waitMs))) {
+      return { ran: false };
+    }
+    const release = this.releaser(endpointId);
+    try {
+      await beforeGlobal?.();
+      await this.acquireGlobal();
+      return { ran: true, value: await work(release) };
+    } finally {
+      release();
+    }
+  }
+
   /** A release of the endpoint's and the global slot that takes effect once, however often called. */
   releaser(endpointId: string): () => void {
     let released = false;

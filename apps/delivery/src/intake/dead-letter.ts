@@ -5,18 +5,12 @@ import {
   ORIGINAL_SUBJECT_HEADER,
   REJECTION_DETAIL_HEADER,
   REJECTION_REASON_HEADER,
+  RejectionReason,
   SubjectScheme,
 } from '@svc/contracts';
 import { appendToStream } from '@svc/event-store';
 import { DataSource } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
-
-export type RejectionReason =
-  | 'invalid-json'
-  | 'invalid-envelope'
-  | 'subject-mismatch'
-  /** The tenant already published an event with this id and another body. */
-  | 'conflicting-duplicate';
 
 export const REJECTED_EVENT_TYPE = 'event.rejected';
 const EXCERPT_CHARACTERS = 512;

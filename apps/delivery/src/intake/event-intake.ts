@@ -1,8 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { Context } from '@opentelemetry/api';
-import { EventEnvelope, newId, SubjectScheme, validateEnvelope } from '@svc/contracts';
-import { DELIVERY_EVENT_TYPES, DeliveryIdentity } from '@svc/deliveries';
+import {
+  EventEnvelope,
+  newId,
+  RejectionReason,
+  SubjectScheme,
+  validateEnvelope,
+} from '@svc/contracts';
+import { decideDeferred, DeliveryIdentity } from '@svc/deliveries';
 import { extractTraceContext, traceCarrierOf } from '@svc/observability';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource } from 'typeorm';
@@ -12,17 +18,13 @@ import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
 import { DirectoryEndpoint, EndpointDirectory } from '../fan-out/endpoint-directory';
 import { DeliveryRecorder, InboundPayload } from '../recording/delivery-recorder';
 import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
-import { DeadLetterPark, RejectionReason } from './dead-letter';
+import { IntakeBackPressure, MessageInHand } from './back-pressure';
+import { DeadLetterPark } from './dead-letter';
 
 export interface IntakeOptions {
   /** Messages handled at once; also how many the consumer asks JetStream for. */
   maxMessagesInFlight: number;
-  /**
-   * Deliveries of the messages in hand: no further message is taken while this many are
-   * unfinished (the fan-out of the last one taken may go past it). Without this bound, messages
-   * that fan out to many endpoints would hold far more deliveries than the global bound lets
-   * run, and the surplus would meet full endpoints and be put off to the schedule.
-   */
+  /** Deliveries of the messages in hand: see IntakeBackPressure. */
   maxDeliveriesInFlight: number;
   /**
    * How long a first attempt waits for a slot of an endpoint at its bound, and, if none comes,
@@ -56,10 +58,7 @@ export class EventIntake {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Deliveries of the messages in hand that have not finished (recorded, or failed to). */
-  private deliveriesInFlight = 0;
-  /** Wakes the consuming loop when it waits for room. */
-  private wakeLoop: (() => void) | undefined;
+  private readonly backPressure: IntakeBackPressure;
   private stopping = false;
 
   constructor(
@@ -76,7 +75,12 @@ export class EventIntake {
       health: RecordingHealth;
     },
     private readonly options: IntakeOptions,
-  ) {}
+  ) {
+    this.backPressure = new IntakeBackPressure(
+      options.maxMessagesInFlight,
+      options.maxDeliveriesInFlight,
+    );
+  }
 
   async start(): Promise<void> {
     this.messages = await this.deps.consumer.consume({
@@ -99,12 +103,11 @@ export class EventIntake {
         message.nak();
         continue;
       }
-      let counted!: () => void;
-      const fannedOut = new Promise<void>((resolve) => (counted = resolve));
+      const inHand = this.backPressure.taken();
       // A message waits in hand while the database is away (its records held, or its handling
       // not started): kept in progress so that JetStream does not hand it out again meanwhile.
       const inProgress = setInterval(() => message.working(), this.options.ackWaitMs / 3);
-      const handling = this.handle(message, counted)
+      const handling = this.handle(message, inHand)
         .catch((error: unknown) => {
           if (isDatabaseUnavailable(error)) {
             this.deps.health.failed(error);
@@ -118,46 +121,30 @@ export class EventIntake {
       this.inFlight.add(handling);
       void handling.finally(() => {
         this.inFlight.delete(handling);
-        this.wake();
+        inHand.finished();
       });
       // The next message waits until this one's deliveries are counted (at once, unless the
       // tenant's endpoints must be loaded), then for room among messages and deliveries.
-      await Promise.race([fannedOut, handling]);
-      while (
-        this.inFlight.size >= this.options.maxMessagesInFlight ||
-        this.deliveriesInFlight >= this.options.maxDeliveriesInFlight
-      ) {
-        await new Promise<void>((resolve) => (this.wakeLoop = resolve));
-      }
+      await Promise.race([inHand.fannedOut, handling]);
+      await this.backPressure.roomForNext();
     }
   }
 
-  private wake(): void {
-    const wake = this.wakeLoop;
-    this.wakeLoop = undefined;
-    wake?.();
-  }
-
-  private deliveryFinished(): void {
-    this.deliveriesInFlight -= 1;
-    this.wake();
-  }
-
-  /** `counted` is called once the message's deliveries count in deliveriesInFlight (or it has none). */
-  private async handle(message: JsMsg, counted: () => void): Promise<void> {
+  /** `inHand.counted` is called once the message's deliveries are known (or it has none). */
+  private async handle(message: JsMsg, inHand: MessageInHand): Promise<void> {
     this.deps.metrics.eventsReceived.inc();
     // No new message is taken while records cannot be written.
     await this.deps.health.whenHealthy();
     const event = this.accept(message);
     if ('reason' in event) {
-      counted();
+      inHand.counted(0);
       await this.deps.deadLetter.park(message, event.reason, event.detail);
       return;
     }
     const { envelope, body } = event;
     const ingested = await this.ingestedBefore(envelope);
     if (ingested === 'conflicting') {
-      counted();
+      inHand.counted(0);
       await this.deps.deadLetter.park(
         message,
         'conflicting-duplicate',
@@ -169,7 +156,7 @@ export class EventIntake {
     // deliveries exist, so nothing is sent again. A redelivery of one message is different: the
     // engine may have stopped half-way, so it serves the endpoints still without a delivery.
     if (ingested === 'same' && !message.info.redelivered) {
-      counted();
+      inHand.counted(0);
       this.deps.metrics.eventsDuplicate.inc();
       message.ack();
       return;
@@ -182,8 +169,7 @@ export class EventIntake {
     const targets = served
       ? subscribers.filter((endpoint) => !served.has(endpoint.id))
       : subscribers;
-    this.deliveriesInFlight += targets.length;
-    counted();
+    inHand.counted(targets.length);
     const parent = extractTraceContext(message.headers);
     const payload: InboundPayload = {
       eventId: envelope.id,
@@ -196,7 +182,7 @@ export class EventIntake {
     await Promise.all(
       targets.map((endpoint) =>
         this.deliver(envelope, endpoint, payload, parent, publishedAtMs).finally(() =>
-          this.deliveryFinished(),
+          inHand.deliveryFinished(),
         ),
       ),
     );
@@ -244,18 +230,25 @@ export class EventIntake {
     const { limits, recorder, runner, metrics, health } = this.deps;
     // No attempt starts while its record could not be written (it would be sent again later).
     await health.whenHealthy();
-    if (!(await limits.reserve(endpoint.id, this.options.busyEndpointDelayMs))) {
+    const attempted = await limits.withSlot(
+      endpoint.id,
+      this.options.busyEndpointDelayMs,
+      (release) =>
+        runner.run(
+          { identity, before: null, endpoint, body: payload.body, payload, parent },
+          release,
+        ),
+    );
+    if (!attempted.ran) {
+      const [deferred] = decideDeferred(
+        { identity, delayMs: this.options.busyEndpointDelayMs },
+        null,
+        new Date(),
+      );
       const outcome = await recorder.record({
         deliveryId: identity.delivery_id,
         before: null,
-        event: {
-          type: DELIVERY_EVENT_TYPES.deferred,
-          data: {
-            ...identity,
-            due_at: new Date(Date.now() + this.options.busyEndpointDelayMs).toISOString(),
-            reason: 'endpoint_busy',
-          },
-        },
+        event: deferred,
         metadata: { tenant_id: identity.tenant_id },
         payload,
       });
@@ -264,18 +257,9 @@ export class EventIntake {
       }
       return;
     }
-    const release = limits.releaser(endpoint.id);
-    try {
-      await limits.acquireGlobal();
-      const outcome = await runner.run(
-        { identity, before: null, endpoint, body: payload.body, payload, parent },
-        release,
-      );
-      if (outcome.committed && outcome.conclusion === 'succeeded') {
-        metrics.publishToDelivered.observe(Math.max(0, Date.now() - publishedAtMs) / 1000);
-      }
-    } finally {
-      release();
+    const outcome = attempted.value;
+    if (outcome.committed && outcome.conclusion === 'succeeded') {
+      metrics.publishToDelivered.observe(Math.max(0, Date.now() - publishedAtMs) / 1000);
     }
   }
 

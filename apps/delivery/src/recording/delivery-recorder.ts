@@ -280,18 +280,12 @@ async function writeRecords(
       ],
     );
   }
-  const appended = await appendToStreams(
+  const appended = await appendToStreams<DeliveryEvent>(
     manager,
     commits.map((c) => ({
       streamId: c.deliveryId,
       expectedVersion: c.before?.version ?? 0,
-      events: [
-        {
-          type: c.event.type,
-          data: c.event.data as unknown as Record<string, unknown>,
-          metadata: c.metadata,
-        },
-      ],
+      events: [{ ...c.event, metadata: c.metadata }],
     })),
   );
   const before = new Map(

@@ -1,12 +1,11 @@
 import { DeliveryConclusion, endpointStatusAfter } from '@svc/deliveries';
-import { appendToStream } from '@svc/event-store';
 import {
-  ENDPOINT_EVENT_TYPES,
-  EndpointDegraded,
-  EndpointReactivated,
+  changeEndpoint,
+  decideDegrade,
+  decideReactivate,
+  EndpointEvent,
+  EndpointState,
   EndpointStatus,
-  projectEndpointEvents,
-  WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { EntityManager } from 'typeorm';
 
@@ -54,44 +53,20 @@ export async function recordEndpointStatus(
     .sort();
   const transitions: StatusTransition[] = [];
   for (const endpointId of changing) {
-    const row = await manager.findOne(WebhookEndpointRecord, {
-      where: { id: endpointId },
-      lock: { mode: 'pessimistic_write' },
-    });
-    const conclusion = decisive.get(endpointId)!;
-    const to = row ? endpointStatusAfter(row.status, conclusion.conclusion) : null;
-    if (!row || to === null || to === row.status) {
-      continue;
+    const { conclusion, deliveryId } = decisive.get(endpointId)!;
+    const decide = (state: EndpointState | null): EndpointEvent[] =>
+      !state
+        ? []
+        : conclusion === 'abandoned'
+          ? decideDegrade({ deliveryId }, state, at)
+          : decideReactivate({ reason: 'delivery_succeeded', deliveryId }, state, at);
+    const change = await changeEndpoint(manager, { id: endpointId }, decide, (state) => ({
+      tenant_id: state.tenantId,
+      actor: { kind: 'delivery_engine' },
+    }));
+    if (change?.before && change.after && change.appended.length > 0) {
+      transitions.push({ endpointId, from: change.before.status, to: change.after.status });
     }
-    const event =
-      to === 'degraded'
-        ? {
-            type: ENDPOINT_EVENT_TYPES.degraded,
-            data: {
-              endpoint_id: endpointId,
-              reason: 'delivery_abandoned',
-              delivery_id: conclusion.deliveryId,
-              at: at.toISOString(),
-            } satisfies EndpointDegraded,
-          }
-        : {
-            type: ENDPOINT_EVENT_TYPES.reactivated,
-            data: {
-              endpoint_id: endpointId,
-              reason: 'delivery_succeeded',
-              delivery_id: conclusion.deliveryId,
-              at: at.toISOString(),
-            } satisfies EndpointReactivated,
-          };
-    const appended = await appendToStream(manager, endpointId, row.version, [
-      {
-        type: event.type,
-        data: event.data,
-        metadata: { tenant_id: row.tenantId, actor: { kind: 'delivery_engine' } },
-      },
-    ]);
-    await projectEndpointEvents(manager, endpointId, row, appended);
-    transitions.push({ endpointId, from: row.status, to });
   }
   return transitions;
 }

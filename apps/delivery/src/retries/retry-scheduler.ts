@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { DELIVERY_EVENT_TYPES, DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import { decideCancelled, DeliveryRecord, InboundEvent } from '@svc/deliveries';
 import { contextFromCarrier } from '@svc/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
@@ -140,51 +140,45 @@ export class RetryScheduler {
     }
     const endpoint = await directory.endpoint(delivery.tenantId, delivery.endpointId);
     if (!endpoint || !inbound) {
-      await recorder.record({
-        deliveryId: delivery.id,
-        before: delivery,
-        event: {
-          type: DELIVERY_EVENT_TYPES.cancelled,
-          data: {
-            delivery_id: delivery.id,
-            reason: endpoint ? 'payload_missing' : 'endpoint_deleted',
-            cancelled_at: new Date().toISOString(),
-          },
-        },
-        metadata: { tenant_id: delivery.tenantId },
-      });
+      const unsendable = { endpointFound: endpoint !== null, payloadFound: inbound !== undefined };
+      for (const event of decideCancelled(unsendable, delivery, new Date())) {
+        await recorder.record({
+          deliveryId: delivery.id,
+          before: delivery,
+          event,
+          metadata: { tenant_id: delivery.tenantId },
+        });
+      }
       return;
     }
-    if (!limits.tryReserve(endpoint.id)) {
+    const attempted = await limits.withSlot(
+      endpoint.id,
+      0,
+      (release) =>
+        runner.run(
+          {
+            identity: {
+              delivery_id: delivery.id,
+              event_id: delivery.eventId,
+              endpoint_id: delivery.endpointId,
+              tenant_id: delivery.tenantId,
+              event_type: delivery.eventType,
+            },
+            before: delivery,
+            endpoint,
+            body: inbound.body,
+            parent: contextFromCarrier(inbound.traceContext),
+          },
+          release,
+        ),
+      () => this.deps.health.whenHealthy(),
+    );
+    if (!attempted.ran) {
       await this.deps.dataSource.query(
         `UPDATE delivery_schedule SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
           WHERE delivery_id = $1`,
         [delivery.id, this.options.busyEndpointDelayMs],
       );
-      return;
-    }
-    const release = limits.releaser(endpoint.id);
-    try {
-      await this.deps.health.whenHealthy();
-      await limits.acquireGlobal();
-      await runner.run(
-        {
-          identity: {
-            delivery_id: delivery.id,
-            event_id: delivery.eventId,
-            endpoint_id: delivery.endpointId,
-            tenant_id: delivery.tenantId,
-            event_type: delivery.eventType,
-          },
-          before: delivery,
-          endpoint,
-          body: inbound.body,
-          parent: contextFromCarrier(inbound.traceContext),
-        },
-        release,
-      );
-    } finally {
-      release();
     }
   }
 

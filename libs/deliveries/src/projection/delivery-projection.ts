@@ -100,10 +100,23 @@ async function syncSchedule(
   }
 }
 
-function fold(before: DeliveryState | null, events: RecordedEvent[]): DeliveryState | null {
+type RecordedDeliveryEvent = RecordedEvent<DeliveryEvent>;
+
+function fold(before: DeliveryState | null, events: RecordedDeliveryEvent[]): DeliveryState | null {
   return events.reduce<DeliveryState | null>(
-    (state, event) => applyDeliveryEvent(state, event as unknown as DeliveryEvent, event.version),
+    (state, event) => applyDeliveryEvent(state, event, event.version),
     before,
+  );
+}
+
+/** The attempts among recorded events, as rows of `delivery_attempts`. */
+function attemptsOf(
+  events: RecordedDeliveryEvent[],
+): { position: string; data: DeliveryAttempted }[] {
+  return events.flatMap((event) =>
+    event.type === DELIVERY_EVENT_TYPES.attempted
+      ? [{ position: event.position, data: event.data }]
+      : [],
   );
 }
 
@@ -115,9 +128,9 @@ function fold(before: DeliveryState | null, events: RecordedEvent[]): DeliverySt
 export async function projectDeliveryEvents(
   manager: EntityManager,
   before: ReadonlyMap<string, DeliveryState>,
-  appended: RecordedEvent[],
+  appended: RecordedDeliveryEvent[],
 ): Promise<Map<string, DeliveryState>> {
-  const byStream = new Map<string, RecordedEvent[]>();
+  const byStream = new Map<string, RecordedDeliveryEvent[]>();
   for (const event of appended) {
     byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
   }
@@ -130,15 +143,7 @@ export async function projectDeliveryEvents(
   }
   const rows = [...states.values()];
   await upsertDeliveries(manager, rows);
-  await insertAttempts(
-    manager,
-    appended
-      .filter((event) => event.type === DELIVERY_EVENT_TYPES.attempted)
-      .map((event) => ({
-        position: event.position,
-        data: event.data as unknown as DeliveryAttempted,
-      })),
-  );
+  await insertAttempts(manager, attemptsOf(appended));
   // A delivery without a `before` state was started by these very events (its stream was empty,
   // or the append would have failed), so no schedule row of it exists yet: the usual case of a
   // first attempt that succeeds needs no DELETE at all.
@@ -156,15 +161,15 @@ export async function rebuildDeliveryProjections(
   const states = new Map<string, DeliveryState | null>();
   let attempts: { position: string; data: DeliveryAttempted }[] = [];
   let attemptCount = 0;
-  for await (const event of readAll(manager, { types: Object.values(DELIVERY_EVENT_TYPES) })) {
+  for await (const event of readAll<DeliveryEvent>(manager, {
+    types: Object.values(DELIVERY_EVENT_TYPES),
+  })) {
     states.set(event.streamId, fold(states.get(event.streamId) ?? null, [event]));
-    if (event.type === DELIVERY_EVENT_TYPES.attempted) {
-      attempts.push({ position: event.position, data: event.data as unknown as DeliveryAttempted });
-      if (attempts.length >= 1000) {
-        await insertAttempts(manager, attempts);
-        attemptCount += attempts.length;
-        attempts = [];
-      }
+    attempts.push(...attemptsOf([event]));
+    if (attempts.length >= 1000) {
+      await insertAttempts(manager, attempts);
+      attemptCount += attempts.length;
+      attempts = [];
     }
   }
   await insertAttempts(manager, attempts);

@@ -7,7 +7,8 @@ import {
   SignJWT,
   UnsecuredJWT,
 } from 'jose';
-import { AccessTokenIssuer, AccessTokenVerifier, looksLikeJwt } from './access-tokens';
+import { AccessTokenVerifier, looksLikeJwt } from '@svc/identity';
+import { AccessTokenIssuer } from './access-tokens';
 import { loadSigningKeys } from './signing-keys';
 
 const ISSUER = 'https://auth.example.com';

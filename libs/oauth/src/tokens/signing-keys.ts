@@ -1,10 +1,11 @@
 import { ConfigError } from '@svc/config';
+import { SIGNING_ALGORITHM } from '@svc/identity';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, JWK } from 'jose';
 import type { webcrypto } from 'node:crypto';
 
 type CryptoKey = webcrypto.CryptoKey;
 
-export const SIGNING_ALGORITHM = 'ES256';
+export { SIGNING_ALGORITHM };
 
 export interface SigningKey {
   kid: string;

@@ -1,0 +1,248 @@
+import {
+  AttemptPolicy,
+  decideAttempted,
+  decideCancelled,
+  decideDeferred,
+  decideRedriven,
+} from './delivery-decisions';
+import { DeliveryIdentity } from './delivery-events';
+import { DeliveryState } from './delivery-state';
+import { AttemptResult, resultOfStatus } from './rules/attempt-result';
+
+const identity: DeliveryIdentity = {
+  delivery_id: 'del_1',
+  event_id: 'evt_1',
+  endpoint_id: 'wh_1',
+  tenant_id: 'ten_1',
+  event_type: 'alert.created',
+};
+const now = new Date('2026-01-01T00:00:00.000Z');
+const policy: AttemptPolicy = {
+  retryScheduleMs: [5000, 30_000, 300_000, 1_800_000],
+  maxAttempts: 5,
+};
+const failed: AttemptResult = resultOfStatus(500, 12, 'oops');
+const succeeded: AttemptResult = resultOfStatus(200, 7, 'ok');
+
+const delivery = (overrides: Partial<DeliveryState> = {}): DeliveryState => ({
+  id: 'del_1',
+  eventId: 'evt_1',
+  endpointId: 'wh_1',
+  tenantId: 'ten_1',
+  eventType: 'alert.created',
+  status: 'pending',
+  attempts: 1,
+  runAttempts: 1,
+  lastAttemptAt: new Date('2025-12-31T23:59:55.000Z'),
+  nextAttemptAt: now,
+  createdAt: new Date('2025-12-31T23:59:55.000Z'),
+  completedAt: null,
+  version: 1,
+  ...overrides,
+});
+
+describe('decideAttempted', () => {
+  it('given no delivery yet, when the first attempt succeeds, then it is attempt 1 and the delivery succeeded', () => {
+    const { event, conclusion } = decideAttempted(
+      { identity, result: succeeded, policy },
+      null,
+      now,
+    );
+
+    expect(conclusion).toBe('succeeded');
+    expect(event).toEqual({
+      type: 'delivery.attempted',
+      data: {
+        ...identity,
+        attempt: 1,
+        run_attempt: 1,
+        succeeded: true,
+        status_code: 200,
+        error_kind: null,
+        error_message: null,
+        latency_ms: 7,
+        response_excerpt: 'ok',
+        attempted_at: '2026-01-01T00:00:00.000Z',
+        next_attempt_at: null,
+        abandoned: false,
+      },
+    });
+  });
+
+  it('given no delivery yet, when the first attempt fails, then a retry is due after the first delay', () => {
+    const { event, conclusion } = decideAttempted({ identity, result: failed, policy }, null, now);
+
+    expect(conclusion).toBe('retrying');
+    expect(event.data).toMatchObject({
+      attempt: 1,
+      run_attempt: 1,
+      succeeded: false,
+      status_code: 500,
+      error_kind: 'http_status',
+      next_attempt_at: '2026-01-01T00:00:05.000Z',
+      abandoned: false,
+    });
+  });
+
+  it('given three failed attempts, when the fourth fails, then the fourth delay of the schedule applies', () => {
+    const { event, conclusion } = decideAttempted(
+      { identity, result: failed, policy },
+      delivery({ attempts: 3, runAttempts: 3 }),
+      now,
+    );
+
+    expect(conclusion).toBe('retrying');
+    expect(event.data).toMatchObject({
+      attempt: 4,
+      run_attempt: 4,
+      next_attempt_at: '2026-01-01T00:30:00.000Z',
+    });
+  });
+
+  it('given four failed attempts, when the fifth (the last) fails, then the delivery is abandoned', () => {
+    const { event, conclusion } = decideAttempted(
+      { identity, result: failed, policy },
+      delivery({ attempts: 4, runAttempts: 4 }),
+      now,
+    );
+
+    expect(conclusion).toBe('abandoned');
+    expect(event.data).toMatchObject({
+      attempt: 5,
+      run_attempt: 5,
+      next_attempt_at: null,
+      abandoned: true,
+    });
+  });
+
+  it('given a re-driven delivery (five attempts, a new run), when its attempt fails, then it counts on and the run starts over', () => {
+    const { event, conclusion } = decideAttempted(
+      { identity, result: failed, policy },
+      delivery({ attempts: 5, runAttempts: 0 }),
+      now,
+    );
+
+    expect(conclusion).toBe('retrying');
+    expect(event.data).toMatchObject({
+      attempt: 6,
+      run_attempt: 1,
+      next_attempt_at: '2026-01-01T00:00:05.000Z',
+    });
+  });
+
+  it('given a schedule shorter than the attempts, when a late attempt fails, then the last delay repeats', () => {
+    const { event } = decideAttempted(
+      { identity, result: failed, policy: { retryScheduleMs: [1000], maxAttempts: 5 } },
+      delivery({ attempts: 3, runAttempts: 3 }),
+      now,
+    );
+
+    expect(event.data.next_attempt_at).toBe('2026-01-01T00:00:01.000Z');
+  });
+
+  it('given a pending delivery, when the attempt succeeds, then nothing more is scheduled', () => {
+    const { event, conclusion } = decideAttempted(
+      { identity, result: succeeded, policy },
+      delivery({ attempts: 4, runAttempts: 4 }),
+      now,
+    );
+
+    expect(conclusion).toBe('succeeded');
+    expect(event.data).toMatchObject({ attempt: 5, next_attempt_at: null, abandoned: false });
+  });
+});
+
+describe('decideDeferred', () => {
+  it('given no delivery yet, when its endpoint is busy, then the first attempt is put off by the delay', () => {
+    expect(decideDeferred({ identity, delayMs: 250 }, null, now)).toEqual([
+      {
+        type: 'delivery.deferred',
+        data: { ...identity, due_at: '2026-01-01T00:00:00.250Z', reason: 'endpoint_busy' },
+      },
+    ]);
+  });
+
+  it('given a delivery that exists, when deferred, then nothing happens (it is already scheduled)', () => {
+    expect(decideDeferred({ identity, delayMs: 250 }, delivery(), now)).toEqual([]);
+  });
+});
+
+describe('decideCancelled', () => {
+  it('given a pending delivery, when its endpoint is gone, then it is cancelled as endpoint_deleted', () => {
+    expect(decideCancelled({ endpointFound: false, payloadFound: true }, delivery(), now)).toEqual([
+      {
+        type: 'delivery.cancelled',
+        data: {
+          delivery_id: 'del_1',
+          reason: 'endpoint_deleted',
+          cancelled_at: '2026-01-01T00:00:00.000Z',
+        },
+      },
+    ]);
+  });
+
+  it('given a pending delivery, when neither endpoint nor body is found, then the endpoint decides the reason', () => {
+    const [event] = decideCancelled({ endpointFound: false, payloadFound: false }, delivery(), now);
+
+    expect(event.data.reason).toBe('endpoint_deleted');
+  });
+
+  it("given a pending delivery, when its tenant's body is not stored, then it is cancelled as payload_missing", () => {
+    const [event] = decideCancelled({ endpointFound: true, payloadFound: false }, delivery(), now);
+
+    expect(event.data.reason).toBe('payload_missing');
+  });
+
+  it('given a pending delivery, when endpoint and body are found, then nothing is cancelled', () => {
+    expect(decideCancelled({ endpointFound: true, payloadFound: true }, delivery(), now)).toEqual(
+      [],
+    );
+  });
+
+  it('given a delivery that is no longer pending, when its endpoint is gone, then nothing is cancelled', () => {
+    expect(
+      decideCancelled(
+        { endpointFound: false, payloadFound: true },
+        delivery({ status: 'succeeded' }),
+        now,
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('decideRedriven', () => {
+  const abandonedAt = new Date('2025-12-31T12:00:00.000Z');
+  const abandoned = delivery({ status: 'abandoned', attempts: 5, completedAt: abandonedAt });
+
+  it('given a delivery abandoned since the time asked, when re-driven, then a new run is due at once', () => {
+    expect(decideRedriven({ abandonedSince: abandonedAt }, abandoned, now)).toEqual([
+      {
+        type: 'delivery.redriven',
+        data: {
+          delivery_id: 'del_1',
+          due_at: '2026-01-01T00:00:00.000Z',
+          redriven_at: '2026-01-01T00:00:00.000Z',
+        },
+      },
+    ]);
+  });
+
+  it('given a delivery abandoned before the time asked, when re-driven, then nothing happens', () => {
+    expect(
+      decideRedriven({ abandonedSince: new Date('2025-12-31T13:00:00.000Z') }, abandoned, now),
+    ).toEqual([]);
+  });
+
+  it.each(['pending', 'succeeded', 'cancelled'] as const)(
+    'given a %s delivery, when re-driven, then nothing happens',
+    (status) => {
+      expect(
+        decideRedriven(
+          { abandonedSince: abandonedAt },
+          delivery({ status, completedAt: abandonedAt }),
+          now,
+        ),
+      ).toEqual([]);
+    },
+  );
+});
