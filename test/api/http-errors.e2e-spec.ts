@@ -107,29 +107,13 @@ describe('errors are RFC 9457 problem documents everywhere', () => {
 });
 
 describe('health and readiness (on the management port)', () => {
-  it('is live and ready with PostgreSQL and NATS reachable', async () => {
+  it('is live, and ready on PostgreSQL alone (ADR 0020: NATS is not what the API serves)', async () => {
     const api = await startApi();
     try {
       expect((await http(api.managementUrl, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
       const ready = await http(api.managementUrl, 'GET', '/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.body).toEqual({
-        status: 'ok',
-        checks: { postgres: { status: 'ok' }, nats: { status: 'ok' } },
-      });
-    } finally {
-      await api.close();
-    }
-  });
-
-  it('stays live but is not ready while NATS is unreachable', async () => {
-    const api = await startApi({ NATS_URL: 'nats://127.0.0.1:1' });
-    try {
-      expect((await http(api.managementUrl, 'GET', '/healthz')).status).toBe(200);
-      const ready = await http(api.managementUrl, 'GET', '/readyz');
-      expect(ready.status).toBe(503);
-      expect(ready.body.checks.nats.status).toBe('unavailable');
-      expect(ready.body.checks.postgres.status).toBe('ok');
+      expect(ready.body).toEqual({ status: 'ok', checks: { postgres: { status: 'ok' } } });
     } finally {
       await api.close();
     }

@@ -25,7 +25,9 @@ export class DeliveryModule {
     const health = new RecordingHealth();
     return {
       module: DeliveryModule,
-      imports: [PlatformModule.forApp('delivery', config, registry, [health])],
+      imports: [
+        PlatformModule.forApp('delivery', config, registry, [health], { readyOnNats: 'consumer' }),
+      ],
       providers: [
         DeliveryEngine,
         { provide: RecordingHealth, useValue: health },

@@ -75,6 +75,14 @@ const environmentSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   NATS_URL: commaList.default(['nats://127.0.0.1:4222']),
+  NATS_CREDS_FILE: z.string().min(1).optional(),
+  NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_TOKEN: z.string().min(1).optional(),
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
+  NATS_TLS_CERT_FILE: z.string().min(1).optional(),
+  NATS_TLS_KEY_FILE: z.string().min(1).optional(),
   SECRET_ENCRYPTION_KEY: base64Key.optional(),
   SECRET_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(base64Key)),
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: cidrList,
@@ -152,8 +160,9 @@ export interface AppConfig {
   ports: { api: number; auth: number; delivery: number };
   /** Where api and auth serve /healthz, /readyz and /metrics (never on their public ports). */
   managementPorts: { api: number; auth: number };
+  /** `url` may carry TLS settings pg reads itself: `?sslmode=verify-full&sslrootcert=/path/ca.pem`. */
   database: { url: string; poolSize: number };
-  nats: { servers: string[] };
+  nats: NatsSettings;
   secrets: {
     /** Base64 keys; the first encrypts, all decrypt. */
     encryptionKeys: string[];
@@ -214,6 +223,22 @@ export interface AppConfig {
   };
 }
 
+/**
+ * Where NATS is and how to authenticate: at most one of a credentials file (JWT and NKey, the
+ * decentralised auth of an operator-mode server), an NKey seed file, a user and password, or a
+ * token; TLS with the CA to trust and optionally a client certificate (libs/messaging builds the
+ * @nats-io connect options from this: natsConnectOptions).
+ */
+export interface NatsSettings {
+  servers: string[];
+  credsFile?: string;
+  nkeySeedFile?: string;
+  user?: string;
+  password?: string;
+  token?: string;
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
@@ -239,16 +264,69 @@ function parseEnvironment<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv
   return parsed.data;
 }
 
+const NATS_KEYS = {
+  NATS_URL: true,
+  NATS_CREDS_FILE: true,
+  NATS_NKEY_SEED_FILE: true,
+  NATS_USER: true,
+  NATS_PASSWORD: true,
+  NATS_TOKEN: true,
+  NATS_TLS_CA_FILE: true,
+  NATS_TLS_CERT_FILE: true,
+  NATS_TLS_KEY_FILE: true,
+} as const;
+
+function natsSettings(
+  values: Partial<Record<Exclude<keyof typeof NATS_KEYS, 'NATS_URL'>, string>> & {
+    NATS_URL: string[];
+  },
+): NatsSettings {
+  const methods = [
+    values.NATS_CREDS_FILE && 'NATS_CREDS_FILE',
+    values.NATS_NKEY_SEED_FILE && 'NATS_NKEY_SEED_FILE',
+    (values.NATS_USER || values.NATS_PASSWORD) && 'NATS_USER/NATS_PASSWORD',
+    values.NATS_TOKEN && 'NATS_TOKEN',
+  ].filter((method): method is string => Boolean(method));
+  const problems: string[] = [];
+  if (methods.length > 1) {
+    problems.push(`NATS_*: choose one way to authenticate, not ${methods.join(' and ')}`);
+  }
+  if (Boolean(values.NATS_USER) !== Boolean(values.NATS_PASSWORD)) {
+    problems.push('NATS_USER, NATS_PASSWORD: give both or neither');
+  }
+  if (Boolean(values.NATS_TLS_CERT_FILE) !== Boolean(values.NATS_TLS_KEY_FILE)) {
+    problems.push('NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE: a client certificate needs its key');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const tls =
+    values.NATS_TLS_CA_FILE || values.NATS_TLS_CERT_FILE
+      ? {
+          ...(values.NATS_TLS_CA_FILE ? { caFile: values.NATS_TLS_CA_FILE } : {}),
+          ...(values.NATS_TLS_CERT_FILE
+            ? { certFile: values.NATS_TLS_CERT_FILE, keyFile: values.NATS_TLS_KEY_FILE }
+            : {}),
+        }
+      : undefined;
+  return {
+    servers: values.NATS_URL,
+    ...(values.NATS_CREDS_FILE ? { credsFile: values.NATS_CREDS_FILE } : {}),
+    ...(values.NATS_NKEY_SEED_FILE ? { nkeySeedFile: values.NATS_NKEY_SEED_FILE } : {}),
+    ...(values.NATS_USER ? { user: values.NATS_USER, password: values.NATS_PASSWORD } : {}),
+    ...(values.NATS_TOKEN ? { token: values.NATS_TOKEN } : {}),
+    ...(tls ? { tls } : {}),
+  };
+}
+
 /** Only what a NATS publisher needs (`svc events publish`): no database, no keys. */
 export function loadNatsConfig(env: NodeJS.ProcessEnv = process.env): {
   nats: AppConfig['nats'];
   subjectRoot: string;
 } {
   const values = parseEnvironment(
-    environmentSchema.pick({ NATS_URL: true, NATS_SUBJECT_ROOT: true }),
+    environmentSchema.pick({ ...NATS_KEYS, NATS_SUBJECT_ROOT: true }),
     env,
   );
-  return { nats: { servers: values.NATS_URL }, subjectRoot: values.NATS_SUBJECT_ROOT };
+  return { nats: natsSettings(values), subjectRoot: values.NATS_SUBJECT_ROOT };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -269,7 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ports: { api: values.API_PORT, auth: values.AUTH_PORT, delivery: values.DELIVERY_PORT },
     managementPorts: { api: values.API_MANAGEMENT_PORT, auth: values.AUTH_MANAGEMENT_PORT },
     database: { url: values.DATABASE_URL, poolSize: values.DATABASE_POOL_SIZE },
-    nats: { servers: values.NATS_URL },
+    nats: natsSettings(values),
     secrets: {
       encryptionKeys: [activeKey, ...values.SECRET_ENCRYPTION_PREVIOUS_KEYS],
       usingDevelopmentKey: values.SECRET_ENCRYPTION_KEY === undefined,

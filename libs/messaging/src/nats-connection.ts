@@ -1,15 +1,21 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import type { NatsSettings } from '@svc/config';
 import { withTimeout, ReadinessCheck } from '@svc/http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { natsAuthDescription, natsConnectOptions } from './nats-connect-options';
 
 export const NATS_OPTIONS = Symbol('NATS_OPTIONS');
 
 export interface NatsOptions {
-  servers: string[];
+  /** Servers, authentication and TLS (NATS_URL, NATS_CREDS_FILE, ..., NATS_TLS_CA_FILE). */
+  settings: NatsSettings;
   /** Shows in the server's connection list, so operators can tell the apps apart. */
   name: string;
+  /** Where svc_nats_connected and svc_nats_reconnects_total go (none: not counted). */
+  registry?: Registry;
 }
 
 const RETRY_DELAY_MS = 2000;
@@ -28,7 +34,29 @@ export class NatsConnectionManager implements OnApplicationShutdown, ReadinessCh
   private readonly stopping = new AbortController();
   private readonly connecting: Promise<void>;
 
+  private readonly connectedGauge: Gauge | undefined;
+  private readonly reconnects: Counter | undefined;
+  private readonly disconnects: Counter | undefined;
+
   constructor(@Inject(NATS_OPTIONS) private readonly options: NatsOptions) {
+    if (options.registry) {
+      this.connectedGauge = new Gauge({
+        name: 'svc_nats_connected',
+        help: '1 while the app holds a connection to NATS, 0 while it has none (starting, or reconnecting).',
+        registers: [options.registry],
+      });
+      this.connectedGauge.set(0);
+      this.reconnects = new Counter({
+        name: 'svc_nats_reconnects_total',
+        help: 'Times the NATS connection was re-established after it was lost.',
+        registers: [options.registry],
+      });
+      this.disconnects = new Counter({
+        name: 'svc_nats_disconnects_total',
+        help: 'Times the NATS connection was lost.',
+        registers: [options.registry],
+      });
+    }
     this.connecting = this.connectUntilStopped();
   }
 
@@ -59,16 +87,35 @@ export class NatsConnectionManager implements OnApplicationShutdown, ReadinessCh
     }
   }
 
+  private async followStatus(connection: NatsConnection): Promise<void> {
+    for await (const status of connection.status()) {
+      if (status.type === 'disconnect') {
+        this.connectedGauge?.set(0);
+        this.disconnects?.inc();
+        this.logger.warn('lost the connection to NATS; reconnecting');
+      } else if (status.type === 'reconnect') {
+        this.connectedGauge?.set(1);
+        this.reconnects?.inc();
+        this.logger.log(`reconnected to ${connection.getServer()}`);
+      }
+    }
+    this.connectedGauge?.set(0);
+  }
+
   private async connectUntilStopped(): Promise<void> {
     while (!this.stopped) {
       try {
-        const connection = await connect({
-          servers: this.options.servers,
-          name: this.options.name,
-          maxReconnectAttempts: -1,
-        });
+        const connection = await connect(
+          natsConnectOptions(this.options.settings, this.options.name, {
+            maxReconnectAttempts: -1,
+          }),
+        );
         this.connection = connection;
-        this.logger.log(`connected to ${connection.getServer()}`);
+        this.connectedGauge?.set(1);
+        void this.followStatus(connection);
+        this.logger.log(
+          `connected to ${connection.getServer()} (${natsAuthDescription(this.options.settings)})`,
+        );
         return;
       } catch (error) {
         this.logger.warn(`cannot reach NATS yet (${(error as Error).message}); retrying`);

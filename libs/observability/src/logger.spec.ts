@@ -1,4 +1,6 @@
+import { trace } from '@opentelemetry/api';
 import { createLogger, NestPinoLogger, redactUrl } from './logger';
+import { startTracing } from './tracing';
 
 function capture(): { lines: () => Record<string, any>[]; write: (line: string) => void } {
   const raw: string[] = [];
@@ -49,5 +51,34 @@ describe('createLogger', () => {
     });
     expect(fromNest.service).toBe('auth');
     expect(direct.err).toMatchObject({ message: 'boom', stack: expect.any(String) });
+  });
+});
+
+describe('trace and span ids in logs', () => {
+  it('adds trace_id, span_id and trace_flags while a span is active, and nothing outside one', async () => {
+    const tracing = startTracing('log-test', {});
+    try {
+      const out = capture();
+      const logger = createLogger('api', 'info', out);
+      logger.info('outside');
+      const span = trace.getTracer('test').startActiveSpan('work', (active) => {
+        logger.info({ context: 'http' }, 'inside');
+        active.end();
+        return active;
+      });
+      const [outside, inside] = out.lines();
+      expect(outside).not.toHaveProperty('trace_id');
+      expect(outside).not.toHaveProperty('span_id');
+      expect(inside).toMatchObject({
+        message: 'inside',
+        context: 'http',
+        trace_id: span.spanContext().traceId,
+        span_id: span.spanContext().spanId,
+        trace_flags: '01',
+      });
+      expect(inside.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      await tracing.shutdown();
+    }
   });
 });

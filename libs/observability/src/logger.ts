@@ -1,4 +1,5 @@
 import { LoggerService } from '@nestjs/common';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { Logger } from 'pino';
 
 /** Field paths that may hold credentials or secrets; they are never written out. */
@@ -47,6 +48,23 @@ function redactUrlFields(object: Record<string, unknown>): Record<string, unknow
   return copy ?? object;
 }
 
+/**
+ * `trace_id`, `span_id` and `trace_flags` of the active OpenTelemetry span, on every line logged
+ * while one is active (the field names of the OpenTelemetry log data model, as
+ * @opentelemetry/instrumentation-pino writes them), so logs and traces join up.
+ */
+export function activeSpanFields(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const context = span.spanContext();
+  if (!isSpanContextValid(context)) return {};
+  return {
+    trace_id: context.traceId,
+    span_id: context.spanId,
+    trace_flags: `0${context.traceFlags.toString(16)}`.slice(-2),
+  };
+}
+
 export function createLogger(
   service: string,
   level: string,
@@ -60,6 +78,7 @@ export function createLogger(
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }), log: redactUrlFields },
+      mixin: activeSpanFields,
       // Errors are logged as {type, message, stack} (and their cause), never as `{}`.
       serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
     },

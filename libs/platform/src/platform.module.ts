@@ -3,14 +3,24 @@ import { AppConfig } from '@svc/config';
 import { ConfigModule } from './config.module';
 import { SubjectScheme } from '@svc/contracts';
 import { DatabaseModule, DatabaseReadinessCheck } from './database.module';
+import { DatabasePoolMetrics } from './database-pool-metrics';
 import { OperationsModule, ReadinessCheck } from '@svc/http';
-import { MessagingModule, NatsConnectionManager } from '@svc/messaging';
+import { JetStreamConsumerMonitor, MessagingModule, NatsConnectionManager } from '@svc/messaging';
 import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+export interface PlatformOptions {
+  /**
+   * What /readyz waits for besides PostgreSQL (ADR 0020). `none` (the default: api, auth): a
+   * NATS outage leaves them ready, as they keep serving without it. `consumer` (the delivery
+   * engine): NATS answers and the engine's durable JetStream consumer exists.
+   */
+  readyOnNats?: 'none' | 'consumer';
+}
 
 /**
  * What every app of the service stands on: its configuration, PostgreSQL, NATS, and the
- * operator endpoints (/healthz, /readyz ready when PostgreSQL and NATS answer, /metrics), and the
- * deployment's NATS subject scheme.
+ * operator endpoints (/healthz, /readyz, /metrics), and the deployment's NATS subject scheme.
  */
 @Global()
 @Module({})
@@ -21,21 +31,40 @@ export class PlatformModule {
     config: AppConfig,
     registry: Registry,
     readiness: ReadinessCheck[] = [],
+    options: PlatformOptions = {},
   ): DynamicModule {
+    const watchConsumer = options.readyOnNats === 'consumer';
     return {
       module: PlatformModule,
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config.database, `svc-${app}`),
-        MessagingModule.forRoot({ servers: config.nats.servers, name: `svc-${app}` }),
+        MessagingModule.forRoot(
+          { settings: config.nats, name: `svc-${app}`, registry },
+          watchConsumer
+            ? {
+                stream: config.jetstream.eventsStream,
+                consumer: config.jetstream.consumer,
+                registry,
+              }
+            : undefined,
+        ),
         OperationsModule.forApp({
           registry,
-          readiness: [DatabaseReadinessCheck, NatsConnectionManager],
+          readiness: watchConsumer
+            ? [DatabaseReadinessCheck, NatsConnectionManager, JetStreamConsumerMonitor]
+            : [DatabaseReadinessCheck],
           readinessInstances: readiness,
         }),
       ],
       providers: [
         { provide: SubjectScheme, useValue: new SubjectScheme(config.jetstream.subjectRoot) },
+        {
+          provide: DatabasePoolMetrics,
+          useFactory: (dataSource: DataSource) =>
+            new DatabasePoolMetrics(dataSource, registry, config.database.poolSize),
+          inject: [DataSource],
+        },
       ],
       exports: [SubjectScheme],
     };

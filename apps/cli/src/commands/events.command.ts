@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { connect } from '@nats-io/transport-node';
 import { EVENT_TYPES, type EventEnvelope, type EventType, SubjectScheme } from '@svc/contracts';
 import { EventPublisher, InvalidEnvelopeError, newEventEnvelope } from '@svc/event-publisher';
+import { natsConnectOptions } from '@svc/messaging';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError, CliIo, cliNatsConfig, report } from '../cli-context';
@@ -79,12 +80,12 @@ export function eventsCommand(io: CliIo, json: () => boolean): Command {
       const envelope = await envelopeFromOptions(options, io.cwd);
       const { nats, subjectRoot } = cliNatsConfig(io);
       const subjects = new SubjectScheme(subjectRoot);
-      const connection = await connect({
-        servers: nats.servers,
-        name: 'svc-cli',
-        timeout: CONNECT_TIMEOUT_MS,
-        maxReconnectAttempts: 0,
-      }).catch((error: Error) => {
+      const connection = await connect(
+        natsConnectOptions(nats, 'svc-cli', {
+          timeout: CONNECT_TIMEOUT_MS,
+          maxReconnectAttempts: 0,
+        }),
+      ).catch((error: Error) => {
         throw new CliError(
           `cannot reach NATS at ${nats.servers.join(', ')} (${error.message}); is the stack running? NATS_URL chooses the server`,
         );
