@@ -1,12 +1,28 @@
-/** Unit tests sit beside the code (*.spec.ts); end-to-end suites live in test/ (*.e2e-spec.ts). */
+/**
+ * Three tiers: unit tests beside the code (*.spec.ts); integration suites against a real
+ * PostgreSQL only (test/integration/*.int-spec.ts); end-to-end suites through the apps, real
+ * PostgreSQL and real JetStream (test/<area>/*.e2e-spec.ts).
+ */
 const { compilerOptions } = require('./tsconfig.json');
 
-const moduleNameMapper = Object.fromEntries(
-  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
-    `^${alias}$`,
-    `<rootDir>/${target}`,
-  ]),
-);
+const moduleNameMapper = {
+  ...Object.fromEntries(
+    Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+      `^${alias}$`,
+      `<rootDir>/${target}`,
+    ]),
+  ),
+  // kubernetes-models and @kubernetes-models/* (test/deploy's Kubernetes schemas) export their
+  // files under the `import` condition only, which Jest's require() does not match: the same
+  // files, named directly
+  '^kubernetes-models/(.+)$': '<rootDir>/node_modules/kubernetes-models/$1.js',
+  '^@kubernetes-models/(apimachinery|prometheus-operator)/(.+)$':
+    '<rootDir>/node_modules/@kubernetes-models/$1/$2.js',
+  '^@kubernetes-models/(base|validate)$':
+    '<rootDir>/node_modules/@kubernetes-models/$1/dist/index.js',
+  '^@kubernetes-models/validate/runtime/(.+)$':
+    '<rootDir>/node_modules/@kubernetes-models/validate/dist/runtime/$1.js',
+};
 
 const swc = (syntax) => [
   '@swc/jest',
@@ -39,6 +55,11 @@ const ESM_ONLY_PACKAGES = [
   'load-esm',
   'jose',
   'oauth4webapi',
+  // test/deploy's Kubernetes schemas (mapped to their files below)
+  'kubernetes-models',
+  '@kubernetes-models',
+  'is-cidr',
+  'cidr-regex',
 ];
 
 const transform = {
@@ -62,6 +83,14 @@ module.exports = {
   testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    {
+      // The middle tier: one part of the product against a real PostgreSQL, no NATS, no apps.
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
     {
       ...shared,
       displayName: 'e2e',

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { migrateDatabase } from '../../libs/database/src/migrate';
 import {
   databaseUrl,
+  hasCurrentRunId,
   newRunId,
   runStartedAt,
   setCurrentRunId,
@@ -19,6 +20,10 @@ import {
  * here: Jest maps no path aliases for global setup.
  */
 export default async function globalSetup(): Promise<void> {
+  if (hasCurrentRunId()) {
+    // The integration and e2e projects share one run (and template) in one jest invocation.
+    return;
+  }
   const now = Math.floor(Date.now() / 1000);
   const run = newRunId(now, randomBytes(4).toString('hex'));
   setCurrentRunId(run);

@@ -10,8 +10,12 @@ export async function metricValue(
   metric: string,
   labels = '',
 ): Promise<number> {
-  const text = (await http(managementUrl, 'GET', '/metrics')).text;
-  const line = text
+  return sampleValue((await http(managementUrl, 'GET', '/metrics')).text, metric, labels);
+}
+
+/** The same, read from an exposition's text (a registry's `metrics()`). */
+export function sampleValue(exposition: string, metric: string, labels = ''): number {
+  const line = exposition
     .split('\n')
     .find((l) => (l.startsWith(`${metric} `) || l.startsWith(`${metric}{`)) && l.includes(labels));
   return line ? Number(line.split(' ').pop()) : 0;

@@ -28,6 +28,10 @@ export function currentRunId(): string {
   return run;
 }
 
+export function hasCurrentRunId(): boolean {
+  return Boolean(process.env[RUN_VARIABLE]);
+}
+
 export function setCurrentRunId(run: string): void {
   process.env[RUN_VARIABLE] = run;
 }

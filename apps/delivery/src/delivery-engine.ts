@@ -11,27 +11,13 @@ import { APP_CONFIG, AppConfig } from '@svc/config';
 import { SubjectScheme } from '@svc/contracts';
 import { NatsConnectionManager, provisionJetStream } from '@svc/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
-import { DeliveryMetrics } from './delivery-metrics';
-import { AttemptRunner } from './dispatch/attempt-runner';
-import { ConcurrencyLimits } from './dispatch/concurrency-limits';
 import { HttpSender } from './dispatch/http-sender';
+import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
-import { DeadLetterPark } from './intake/dead-letter';
-import { EventIntake } from './intake/event-intake';
+import { EventIntake, EventIntakeFactory } from './intake/event-intake';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
 import { RetryScheduler } from './retries/retry-scheduler';
-
-const RETRY_START_MS = 2000;
-/**
- * A claimed attempt must be made and recorded within the delivery timeout plus this; a crashed
- * engine's claims come back after it. Too short risks a second POST (at least once allows it;
- * the record of the slower one is dropped), too long delays retries after a crash.
- */
-const CLAIM_MARGIN_MS = 5000;
-/** A delivery meeting its endpoint at its concurrency limit is tried again this much later. */
-const BUSY_ENDPOINT_DELAY_MS = 250;
 
 /**
  * Runs the engine for the app's lifetime: once NATS is reachable it provisions the JetStream
@@ -45,7 +31,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   private readonly stopping = new AbortController();
   private starting: Promise<void> | undefined;
   private intake: EventIntake | undefined;
-  private scheduler: RetryScheduler | undefined;
+  private schedulerStarted = false;
   private notices: Subscription | undefined;
   private markReady!: () => void;
   /** Resolves once the engine consumes events (tests wait for it). */
@@ -54,15 +40,13 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly nats: NatsConnectionManager,
-    private readonly dataSource: DataSource,
     private readonly subjects: SubjectScheme,
     private readonly directory: EndpointDirectory,
-    private readonly runner: AttemptRunner,
     private readonly recorder: DeliveryRecorder,
-    private readonly limits: ConcurrencyLimits,
     private readonly sender: HttpSender,
-    private readonly metrics: DeliveryMetrics,
     private readonly health: RecordingHealth,
+    private readonly scheduler: RetryScheduler,
+    private readonly intakeFactory: EventIntakeFactory,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -75,7 +59,9 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     this.health.stop();
     await this.starting;
     await this.intake?.stop();
-    await this.scheduler?.stop();
+    if (this.schedulerStarted) {
+      await this.scheduler.stop();
+    }
     await this.recorder.drain();
     this.notices?.unsubscribe();
     await this.sender.close();
@@ -96,7 +82,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
         return;
       } catch (error) {
         this.logger.warn(`cannot start yet (${(error as Error).message}); retrying`);
-        await sleep(RETRY_START_MS, undefined, { signal: this.stopping.signal }).catch(
+        await sleep(ENGINE_TUNING.startRetryMs, undefined, { signal: this.stopping.signal }).catch(
           () => undefined,
         );
       }
@@ -104,56 +90,19 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async start(connection: NatsConnection): Promise<void> {
-    const { jetstream: settings, delivery } = this.config;
+    const settings = this.config.jetstream;
     const summary = await provisionJetStream(connection, settings);
     this.logger.log(`JetStream ready: ${JSON.stringify(summary)}`);
     this.followEndpointChanges(connection);
     const js = jetstream(connection);
     const consumer = await js.consumers.get(settings.eventsStream, settings.consumer);
-    this.intake = new EventIntake(
-      {
-        consumer,
-        subjects: this.subjects,
-        directory: this.directory,
-        runner: this.runner,
-        recorder: this.recorder,
-        limits: this.limits,
-        deadLetter: new DeadLetterPark(js, this.subjects, this.dataSource, this.metrics),
-        metrics: this.metrics,
-        dataSource: this.dataSource,
-        health: this.health,
-      },
-      {
-        maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
-        maxDeliveriesInFlight: delivery.maxConcurrency,
-        busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
-        retryFailedMessageMs: 5000,
-        ackWaitMs: settings.ackWaitMs,
-      },
-    );
-    this.scheduler = new RetryScheduler(
-      {
-        dataSource: this.dataSource,
-        directory: this.directory,
-        runner: this.runner,
-        recorder: this.recorder,
-        limits: this.limits,
-        metrics: this.metrics,
-        health: this.health,
-      },
-      {
-        intervalMs: delivery.schedulerIntervalMs,
-        leaseMs: delivery.timeoutMs + CLAIM_MARGIN_MS,
-        batchSize: 100,
-        busyEndpointDelayMs: BUSY_ENDPOINT_DELAY_MS,
-        globalMax: delivery.maxConcurrency,
-      },
-    );
+    this.intake = this.intakeFactory.create(consumer, js);
     if (this.stopping.signal.aborted) {
       return;
     }
     await this.intake.start();
     this.scheduler.start();
+    this.schedulerStarted = true;
     this.markReady();
     this.logger.log('consuming events');
   }

@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { AppConfig } from '@svc/config';
+import { SubjectScheme } from '@svc/contracts';
+import { DeliveryWorkQueue } from '@svc/deliveries';
 import { METRICS_REGISTRY } from '@svc/http';
 import { PlatformModule } from '@svc/platform';
 import { SecretCipher } from '@svc/secrets';
@@ -11,18 +13,24 @@ import { DeliveryMetrics } from './delivery-metrics';
 import { AttemptRunner } from './dispatch/attempt-runner';
 import { ConcurrencyLimits } from './dispatch/concurrency-limits';
 import { HttpSender } from './dispatch/http-sender';
+import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
+import { DeadLetterPark } from './intake/dead-letter';
+import { EventIntake, EventIntakeFactory } from './intake/event-intake';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
+import { RetryScheduler } from './retries/retry-scheduler';
 
-/** Group commit: records per transaction, their wait for company, and transactions at once. */
-const RECORDER = { maxBatch: 500, lingerMs: 2, maxConcurrentCommits: 3 };
-
-/** The delivery engine: JetStream in, signed HTTPS out, every attempt an event (README, "Architecture"). */
+/**
+ * The delivery engine's composition root: every part is built here, from the configuration and
+ * ENGINE_TUNING, and nowhere else (README, "Architecture"). JetStream in, signed HTTPS out,
+ * every attempt an event.
+ */
 @Module({})
 export class DeliveryModule {
   static forRoot(config: AppConfig, registry: Registry): DynamicModule {
-    const health = new RecordingHealth();
+    const health = new RecordingHealth(ENGINE_TUNING.recordingProbeIntervalMs);
+    const { delivery, jetstream } = config;
     return {
       module: DeliveryModule,
       imports: [
@@ -33,8 +41,7 @@ export class DeliveryModule {
         { provide: RecordingHealth, useValue: health },
         {
           provide: SecretCipher,
-          useFactory: (c: AppConfig) => new SecretCipher(c.secrets.encryptionKeys),
-          inject: [APP_CONFIG],
+          useFactory: () => new SecretCipher(config.secrets.encryptionKeys),
         },
         {
           provide: DeliveryMetrics,
@@ -43,47 +50,123 @@ export class DeliveryModule {
         },
         {
           provide: HttpSender,
-          useFactory: (c: AppConfig) =>
+          useFactory: () =>
             new HttpSender({
-              timeoutMs: c.delivery.timeoutMs,
-              allowList: new PrivateNetworkAllowList(c.webhooks.allowedPrivateCidrs),
-              extraCaFile: c.delivery.extraCaFile,
-              connectionsPerOrigin: c.delivery.maxConcurrencyPerEndpoint,
+              timeoutMs: delivery.timeoutMs,
+              allowList: new PrivateNetworkAllowList(config.webhooks.allowedPrivateCidrs),
+              extraCaFile: delivery.extraCaFile,
+              connectionsPerOrigin: delivery.maxConcurrencyPerEndpoint,
             }),
-          inject: [APP_CONFIG],
         },
         {
           provide: ConcurrencyLimits,
-          useFactory: (c: AppConfig) =>
-            new ConcurrencyLimits(c.delivery.maxConcurrency, c.delivery.maxConcurrencyPerEndpoint),
-          inject: [APP_CONFIG],
+          useFactory: () =>
+            new ConcurrencyLimits(delivery.maxConcurrency, delivery.maxConcurrencyPerEndpoint),
         },
         {
           provide: EndpointDirectory,
-          useFactory: (db: DataSource, cipher: SecretCipher) => new EndpointDirectory(db, cipher),
+          useFactory: (db: DataSource, cipher: SecretCipher) =>
+            new EndpointDirectory(db, cipher, { ttlMs: ENGINE_TUNING.directoryTtlMs }),
           inject: [DataSource, SecretCipher],
+        },
+        {
+          provide: DeliveryWorkQueue,
+          useFactory: (db: DataSource) => new DeliveryWorkQueue(db),
+          inject: [DataSource],
         },
         {
           provide: DeliveryRecorder,
           useFactory: (db: DataSource, metrics: DeliveryMetrics) => {
             health.probeWith(() => db.query('SELECT 1'));
-            return new DeliveryRecorder(db, metrics, RECORDER, health);
+            return new DeliveryRecorder(db, metrics, ENGINE_TUNING.recorder, health);
           },
           inject: [DataSource, DeliveryMetrics],
         },
         {
           provide: AttemptRunner,
+          useFactory: (sender: HttpSender, recorder: DeliveryRecorder, metrics: DeliveryMetrics) =>
+            new AttemptRunner(sender, recorder, metrics, {
+              retryScheduleMs: delivery.retryScheduleMs,
+              maxAttempts: delivery.maxAttempts,
+            }),
+          inject: [HttpSender, DeliveryRecorder, DeliveryMetrics],
+        },
+        {
+          provide: RetryScheduler,
           useFactory: (
-            c: AppConfig,
-            sender: HttpSender,
+            queue: DeliveryWorkQueue,
+            directory: EndpointDirectory,
+            runner: AttemptRunner,
             recorder: DeliveryRecorder,
+            limits: ConcurrencyLimits,
             metrics: DeliveryMetrics,
           ) =>
-            new AttemptRunner(sender, recorder, metrics, {
-              retryScheduleMs: c.delivery.retryScheduleMs,
-              maxAttempts: c.delivery.maxAttempts,
-            }),
-          inject: [APP_CONFIG, HttpSender, DeliveryRecorder, DeliveryMetrics],
+            new RetryScheduler(
+              { queue, directory, runner, recorder, limits, metrics, health },
+              {
+                intervalMs: delivery.schedulerIntervalMs,
+                leaseMs: delivery.timeoutMs + ENGINE_TUNING.scheduler.claimMarginMs,
+                batchSize: ENGINE_TUNING.scheduler.batchSize,
+                busyEndpointDelayMs: ENGINE_TUNING.scheduler.busyEndpointDelayMs,
+                globalMax: delivery.maxConcurrency,
+                backlogSampleMs: ENGINE_TUNING.scheduler.backlogSampleMs,
+              },
+            ),
+          inject: [
+            DeliveryWorkQueue,
+            EndpointDirectory,
+            AttemptRunner,
+            DeliveryRecorder,
+            ConcurrencyLimits,
+            DeliveryMetrics,
+          ],
+        },
+        {
+          provide: EventIntakeFactory,
+          useFactory: (
+            db: DataSource,
+            subjects: SubjectScheme,
+            queue: DeliveryWorkQueue,
+            directory: EndpointDirectory,
+            runner: AttemptRunner,
+            recorder: DeliveryRecorder,
+            limits: ConcurrencyLimits,
+            metrics: DeliveryMetrics,
+          ) =>
+            new EventIntakeFactory(
+              (consumer, js) =>
+                new EventIntake(
+                  {
+                    consumer,
+                    subjects,
+                    directory,
+                    runner,
+                    recorder,
+                    limits,
+                    deadLetter: new DeadLetterPark(js, subjects, db, metrics),
+                    metrics,
+                    queue,
+                    health,
+                  },
+                  {
+                    maxMessagesInFlight: Math.min(delivery.maxConcurrency, jetstream.maxAckPending),
+                    maxDeliveriesInFlight: delivery.maxConcurrency,
+                    busyEndpointDelayMs: ENGINE_TUNING.intake.busyEndpointDelayMs,
+                    retryFailedMessageMs: ENGINE_TUNING.intake.retryFailedMessageMs,
+                    ackWaitMs: jetstream.ackWaitMs,
+                  },
+                ),
+            ),
+          inject: [
+            DataSource,
+            SubjectScheme,
+            DeliveryWorkQueue,
+            EndpointDirectory,
+            AttemptRunner,
+            DeliveryRecorder,
+            ConcurrencyLimits,
+            DeliveryMetrics,
+          ],
         },
       ],
     };

@@ -1,3 +1,4 @@
+import { deliveryIdentity, deliveryState } from '@svc/testing/builders';
 import {
   AttemptPolicy,
   decideAttempted,
@@ -6,16 +7,9 @@ import {
   decideRedriven,
 } from './delivery-decisions';
 import { DeliveryIdentity } from './delivery-events';
-import { DeliveryState } from './delivery-state';
 import { AttemptResult, resultOfStatus } from './rules/attempt-result';
 
-const identity: DeliveryIdentity = {
-  delivery_id: 'del_1',
-  event_id: 'evt_1',
-  endpoint_id: 'wh_1',
-  tenant_id: 'ten_1',
-  event_type: 'alert.created',
-};
+const identity: DeliveryIdentity = deliveryIdentity();
 const now = new Date('2026-01-01T00:00:00.000Z');
 const policy: AttemptPolicy = {
   retryScheduleMs: [5000, 30_000, 300_000, 1_800_000],
@@ -24,22 +18,7 @@ const policy: AttemptPolicy = {
 const failed: AttemptResult = resultOfStatus(500, 12, 'oops');
 const succeeded: AttemptResult = resultOfStatus(200, 7, 'ok');
 
-const delivery = (overrides: Partial<DeliveryState> = {}): DeliveryState => ({
-  id: 'del_1',
-  eventId: 'evt_1',
-  endpointId: 'wh_1',
-  tenantId: 'ten_1',
-  eventType: 'alert.created',
-  status: 'pending',
-  attempts: 1,
-  runAttempts: 1,
-  lastAttemptAt: new Date('2025-12-31T23:59:55.000Z'),
-  nextAttemptAt: now,
-  createdAt: new Date('2025-12-31T23:59:55.000Z'),
-  completedAt: null,
-  version: 1,
-  ...overrides,
-});
+const delivery = deliveryState;
 
 describe('decideAttempted', () => {
   it('given no delivery yet, when the first attempt succeeds, then it is attempt 1 and the delivery succeeded', () => {

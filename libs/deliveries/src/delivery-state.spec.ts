@@ -1,43 +1,15 @@
+import { attemptedEvent, deliveryIdentity, foldDelivery } from '@svc/testing/builders';
 import {
   asConcurrentAttempt,
   DELIVERY_EVENT_TYPES,
   DeliveryAttempted,
   DeliveryEvent,
 } from './delivery-events';
-import { applyDeliveryEvent, DeliveryState } from './delivery-state';
+import { applyDeliveryEvent } from './delivery-state';
 
-const identity = {
-  delivery_id: 'del_1',
-  event_id: 'evt_1',
-  endpoint_id: 'wh_1',
-  tenant_id: 'ten_1',
-  event_type: 'alert.created',
-};
-
-const attempted = (overrides: Partial<DeliveryAttempted>): DeliveryEvent => ({
-  type: DELIVERY_EVENT_TYPES.attempted,
-  data: {
-    ...identity,
-    attempt: 1,
-    run_attempt: 1,
-    succeeded: false,
-    status_code: 500,
-    error_kind: 'http_status',
-    error_message: 'answered 500',
-    latency_ms: 3,
-    response_excerpt: null,
-    attempted_at: '2026-01-01T00:00:00.000Z',
-    next_attempt_at: '2026-01-01T00:00:05.000Z',
-    abandoned: false,
-    ...overrides,
-  },
-});
-
-const fold = (events: DeliveryEvent[]) =>
-  events.reduce<DeliveryState | null>(
-    (state, event, index) => applyDeliveryEvent(state, event, index + 1),
-    null,
-  );
+const identity = deliveryIdentity();
+const attempted = attemptedEvent;
+const fold = foldDelivery;
 
 describe('applyDeliveryEvent', () => {
   it('keeps a failed delivery pending until its next attempt', () => {
@@ -138,7 +110,7 @@ describe('applyDeliveryEvent', () => {
 
   describe('an attempt that raced the delivery (recorded in the delivery that won)', () => {
     const raced = (overrides: Partial<DeliveryAttempted>): DeliveryEvent => {
-      const event = attempted(overrides) as { type: 'delivery.attempted'; data: DeliveryAttempted };
+      const event = attempted(overrides);
       return {
         type: DELIVERY_EVENT_TYPES.attempted,
         data: asConcurrentAttempt({ ...event.data, delivery_id: 'del_2' }, { id: 'del_1' }),

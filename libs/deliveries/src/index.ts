@@ -6,3 +6,5 @@ export * from './rules/endpoint-status';
 export * from './rules/retry-schedule';
 export * from './projection/delivery-projection';
 export * from './projection/delivery-projection-tables';
+export * from './projection/delivery-schedule-projection';
+export * from './work-queue/delivery-work-queue';

@@ -1,3 +1,4 @@
+import { endpointState } from '@svc/testing/builders';
 import {
   decideDegrade,
   decideReactivate,
@@ -6,23 +7,10 @@ import {
   decideUpdate,
   RegisterEndpoint,
 } from './endpoint-decisions';
-import { EndpointState } from './endpoint-state';
 
 const now = new Date('2026-01-01T00:00:00.000Z');
 
-const endpoint = (overrides: Partial<EndpointState> = {}): EndpointState => ({
-  id: 'wh_1',
-  tenantId: 'ten_1',
-  url: 'https://a.example/in',
-  events: ['alert.created'],
-  secretCiphertext: 'sealed-1',
-  status: 'active',
-  environment: 'live',
-  createdAt: new Date('2025-12-01T00:00:00.000Z'),
-  updatedAt: new Date('2025-12-01T00:00:00.000Z'),
-  version: 1,
-  ...overrides,
-});
+const endpoint = endpointState;
 
 describe('decideRegister', () => {
   const command: RegisterEndpoint = {

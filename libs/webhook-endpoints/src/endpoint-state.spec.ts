@@ -1,24 +1,9 @@
+import { foldEndpoint, registeredEvent } from '@svc/testing/builders';
 import { ENDPOINT_EVENT_TYPES, EndpointEvent } from './endpoint-events';
-import { applyEndpointEvent, EndpointState } from './endpoint-state';
+import { applyEndpointEvent } from './endpoint-state';
 
-const registered: EndpointEvent = {
-  type: ENDPOINT_EVENT_TYPES.registered,
-  data: {
-    endpoint_id: 'wh_1',
-    tenant_id: 'ten_1',
-    url: 'https://a.example/in',
-    events: ['alert.created'],
-    secret_ciphertext: 'sealed-1',
-    status: 'active',
-    created_at: '2026-01-01T00:00:00.000Z',
-  },
-};
-
-const fold = (events: EndpointEvent[]) =>
-  events.reduce<EndpointState | null>(
-    (state, event, index) => applyEndpointEvent(state, event, index + 1),
-    null,
-  );
+const registered = registeredEvent();
+const fold = foldEndpoint;
 
 describe('applyEndpointEvent', () => {
   it('starts an endpoint active at version 1', () => {

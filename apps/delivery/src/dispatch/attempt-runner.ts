@@ -13,12 +13,13 @@ import {
   DeliveryConclusion,
   DeliveryIdentity,
   DeliveryState,
+  InboundPayload,
   nextAttemptOf,
 } from '@svc/deliveries';
 import { signatureHeaderValue } from '@svc/signing';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { DirectoryEndpoint } from '../fan-out/endpoint-directory';
-import { CommitOutcome, DeliveryRecorder, InboundPayload } from '../recording/delivery-recorder';
+import { CommitOutcome, DeliveryRecorder } from '../recording/delivery-recorder';
 import { HttpSender } from './http-sender';
 
 /** One attempt to make: which delivery, to which endpoint, with which exact body. */

@@ -1,7 +1,9 @@
 import { SecretCipher } from '@svc/secrets';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DIRECTORY_TTL_MS, EndpointDirectory } from './endpoint-directory';
+import { EndpointDirectory } from './endpoint-directory';
+
+const DIRECTORY_TTL_MS = 30_000;
 
 const cipher = new SecretCipher([randomBytes(32).toString('base64')]);
 const row = (id: string, events: string[]) => ({
@@ -23,7 +25,7 @@ function stubDataSource() {
 describe('EndpointDirectory', () => {
   it('finds subscribers by exact type and family wildcard, with decrypted secrets', async () => {
     const db = stubDataSource();
-    const directory = new EndpointDirectory(db.dataSource, cipher);
+    const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
     const found = directory.subscribers('ten_1', 'alert.created');
     db.answer([
       row('wh_a', ['alert.created']),
@@ -38,7 +40,7 @@ describe('EndpointDirectory', () => {
 
   it("reads only the tenant's live endpoints: platform events never reach test ones (ADR 0018)", async () => {
     const db = stubDataSource();
-    const directory = new EndpointDirectory(db.dataSource, cipher);
+    const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
     const found = directory.subscribers('ten_1', 'alert.created');
     db.answer([]);
     await found;
@@ -48,7 +50,10 @@ describe('EndpointDirectory', () => {
   it('serves from cache until the TTL, and reloads after', async () => {
     const db = stubDataSource();
     let now = 0;
-    const directory = new EndpointDirectory(db.dataSource, cipher, () => now);
+    const directory = new EndpointDirectory(db.dataSource, cipher, {
+      ttlMs: DIRECTORY_TTL_MS,
+      now: () => now,
+    });
     const first = directory.subscribers('ten_1', 'alert.created');
     db.answer([row('wh_a', ['alert.*'])]);
     await first;
@@ -64,7 +69,7 @@ describe('EndpointDirectory', () => {
 
   it('never keeps a load that a change notice overtook', async () => {
     const db = stubDataSource();
-    const directory = new EndpointDirectory(db.dataSource, cipher);
+    const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
     const stale = directory.subscribers('ten_1', 'alert.created');
     directory.invalidate('ten_1');
     db.answer([row('wh_deleted', ['alert.*'])]);
@@ -80,6 +85,7 @@ describe('EndpointDirectory', () => {
     const directory = new EndpointDirectory(
       db.dataSource,
       new SecretCipher([randomBytes(32).toString('base64')]),
+      { ttlMs: DIRECTORY_TTL_MS },
     );
     const found = directory.endpoint('ten_1', 'wh_a');
     db.answer([row('wh_a', ['alert.*'])]);

@@ -14,9 +14,6 @@ export interface DirectoryEndpoint {
   secret: string | null;
 }
 
-/** How long a tenant's endpoints are trusted without a change notice (notices can be missed). */
-export const DIRECTORY_TTL_MS = 30_000;
-
 interface TenantEntry {
   loadedAt: number;
   endpoints: DirectoryEndpoint[];
@@ -37,8 +34,13 @@ export class EndpointDirectory {
   constructor(
     private readonly dataSource: DataSource,
     private readonly cipher: SecretCipher,
-    private readonly now: () => number = Date.now,
+    /** `ttlMs`: how long a tenant's endpoints are trusted without a change notice. */
+    private readonly options: { ttlMs: number; now?: () => number },
   ) {}
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
 
   async subscribers(tenantId: string, eventType: string): Promise<DirectoryEndpoint[]> {
     const endpoints = await this.endpointsOf(tenantId);
@@ -68,7 +70,7 @@ export class EndpointDirectory {
 
   private async endpointsOf(tenantId: string): Promise<DirectoryEndpoint[]> {
     const cached = this.tenants.get(tenantId);
-    if (cached && this.now() - cached.loadedAt < DIRECTORY_TTL_MS) {
+    if (cached && this.now() - cached.loadedAt < this.options.ttlMs) {
       return cached.endpoints;
     }
     const inFlight = this.loading.get(tenantId);

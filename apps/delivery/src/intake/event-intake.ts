@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { Context } from '@opentelemetry/api';
 import {
   EventEnvelope,
@@ -8,15 +8,19 @@ import {
   SubjectScheme,
   validateEnvelope,
 } from '@svc/contracts';
-import { decideDeferred, DeliveryIdentity } from '@svc/deliveries';
+import {
+  decideDeferred,
+  DeliveryIdentity,
+  DeliveryWorkQueue,
+  InboundPayload,
+} from '@svc/deliveries';
 import { extractTraceContext, traceCarrierOf } from '@svc/observability';
 import { isDeepStrictEqual } from 'node:util';
-import { DataSource } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { AttemptRunner } from '../dispatch/attempt-runner';
 import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
 import { DirectoryEndpoint, EndpointDirectory } from '../fan-out/endpoint-directory';
-import { DeliveryRecorder, InboundPayload } from '../recording/delivery-recorder';
+import { DeliveryRecorder } from '../recording/delivery-recorder';
 import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
 import { IntakeBackPressure, MessageInHand } from './back-pressure';
 import { DeadLetterPark } from './dead-letter';
@@ -48,6 +52,14 @@ interface Rejection {
 }
 
 /**
+ * Builds the intake once the engine has its JetStream consumer (the composition root,
+ * delivery.module.ts, says how; the engine says when).
+ */
+export class EventIntakeFactory {
+  constructor(readonly create: (consumer: Consumer, js: JetStreamClient) => EventIntake) {}
+}
+
+/**
  * Takes events from the JetStream consumer and fans each out: one delivery per subscribed
  * endpoint, whose first attempt runs at once (or is put off to the schedule when the endpoint is
  * at its limit). Messages are handled concurrently; each is acknowledged once the outcome of
@@ -71,7 +83,7 @@ export class EventIntake {
       limits: ConcurrencyLimits;
       deadLetter: DeadLetterPark;
       metrics: DeliveryMetrics;
-      dataSource: DataSource;
+      queue: DeliveryWorkQueue;
       health: RecordingHealth;
     },
     private readonly options: IntakeOptions,
@@ -164,7 +176,7 @@ export class EventIntake {
     const subscribers = await this.deps.directory.subscribers(envelope.tenant_id, envelope.type);
     const served =
       ingested === 'same'
-        ? await this.endpointsAlreadyServed(envelope.tenant_id, envelope.id)
+        ? await this.deps.queue.endpointsServed(envelope.tenant_id, envelope.id)
         : null;
     const targets = served
       ? subscribers.filter((endpoint) => !served.has(endpoint.id))
@@ -269,22 +281,10 @@ export class EventIntake {
    * not make a different event: the content is compared, not the bytes.
    */
   private async ingestedBefore(envelope: EventEnvelope): Promise<'new' | 'same' | 'conflicting'> {
-    const rows: { body: string }[] = await this.deps.dataSource.query(
-      'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2',
-      [envelope.tenant_id, envelope.id],
-    );
-    if (rows.length === 0) {
+    const stored = await this.deps.queue.storedBody(envelope.tenant_id, envelope.id);
+    if (stored === null) {
       return 'new';
     }
-    return isDeepStrictEqual(JSON.parse(rows[0].body), envelope) ? 'same' : 'conflicting';
-  }
-
-  /** On a message seen before: endpoints that already have a delivery of this event. */
-  private async endpointsAlreadyServed(tenantId: string, eventId: string): Promise<Set<string>> {
-    const rows: { endpoint_id: string }[] = await this.deps.dataSource.query(
-      'SELECT endpoint_id FROM deliveries WHERE tenant_id = $1 AND event_id = $2',
-      [tenantId, eventId],
-    );
-    return new Set(rows.map((row) => row.endpoint_id));
+    return isDeepStrictEqual(JSON.parse(stored), envelope) ? 'same' : 'conflicting';
   }
 }

@@ -5,7 +5,9 @@ import {
   DeliveryEvent,
   DeliveryRecord,
   DeliveryState,
+  InboundPayload,
   projectDeliveryEvents,
+  storePayloads,
 } from '@svc/deliveries';
 import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '@svc/event-store';
 import { DataSource, EntityManager } from 'typeorm';
@@ -16,15 +18,6 @@ import {
   recordEndpointStatus,
   StatusTransition,
 } from './endpoint-status-recorder';
-
-/** The event exactly as received, stored with the first record that needs it. */
-export interface InboundPayload {
-  eventId: string;
-  tenantId: string;
-  type: string;
-  body: string;
-  traceContext: Record<string, string> | null;
-}
 
 /** One event to append to one delivery's stream, with what it implies. */
 export interface DeliveryCommit {
@@ -50,20 +43,14 @@ interface Pending {
   races?: number;
 }
 
-/** A record racing more writers than this in a row is a fault, not a race: it is reported. */
-const MAX_RACES = 5;
-/** While the database fails, held records are tried again this often. */
-const RETRY_HELD_MS = 1000;
-/** At shutdown, how long held records may wait for the database before they are given up. */
-const DRAIN_GIVE_UP_MS = 10_000;
-
+/** Batching, races and outage handling of the recorder: ENGINE_TUNING.recorder says why each. */
 export interface RecorderOptions {
-  /** Records per transaction at most. */
   maxBatch: number;
-  /** How long the first record of a batch waits for company. */
   lingerMs: number;
-  /** Transactions in flight at once. */
   maxConcurrentCommits: number;
+  maxRaces: number;
+  retryHeldMs: number;
+  drainGiveUpMs: number;
 }
 
 /**
@@ -99,7 +86,7 @@ export class DeliveryRecorder {
    * JetStream and their claims lapse, so the work is done again (at least once).
    */
   async drain(): Promise<void> {
-    const giveUpAt = Date.now() + DRAIN_GIVE_UP_MS;
+    const giveUpAt = Date.now() + this.options.drainGiveUpMs;
     while (this.queue.length > 0 || this.commitsInFlight > 0) {
       if (Date.now() > giveUpAt && !this.health.healthy) {
         const given = this.queue.splice(0);
@@ -113,7 +100,7 @@ export class DeliveryRecorder {
       this.flushSoon(0);
       await new Promise<void>((resolve) => {
         this.idle.push(resolve);
-        setTimeout(resolve, RETRY_HELD_MS).unref();
+        setTimeout(resolve, this.options.retryHeldMs).unref();
       });
     }
   }
@@ -124,7 +111,7 @@ export class DeliveryRecorder {
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
         this.flush();
-      }, RETRY_HELD_MS);
+      }, this.options.retryHeldMs);
       return;
     }
     if (this.queue.length >= this.options.maxBatch) {
@@ -217,7 +204,7 @@ export class DeliveryRecorder {
     const attempt = commit.event.data;
     const races = (pending.races ?? 0) + 1;
     const winner =
-      races > MAX_RACES
+      races > this.options.maxRaces
         ? null
         : ((await this.dataSource
             .getRepository(DeliveryRecord)
@@ -260,26 +247,10 @@ async function writeRecords(
   manager: EntityManager,
   commits: DeliveryCommit[],
 ): Promise<{ outcomes: CommitOutcome[]; transitions: StatusTransition[] }> {
-  const payloads = new Map(
-    commits.flatMap((c) =>
-      c.payload ? [[`${c.payload.tenantId} ${c.payload.eventId}`, c.payload] as const] : [],
-    ),
+  await storePayloads(
+    manager,
+    commits.flatMap((c) => (c.payload ? [c.payload] : [])),
   );
-  if (payloads.size > 0) {
-    const rows = [...payloads.values()];
-    await manager.query(
-      `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
-       ON CONFLICT (tenant_id, event_id) DO NOTHING`,
-      [
-        rows.map((r) => r.eventId),
-        rows.map((r) => r.tenantId),
-        rows.map((r) => r.type),
-        rows.map((r) => r.body),
-        rows.map((r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)),
-      ],
-    );
-  }
   const appended = await appendToStreams<DeliveryEvent>(
     manager,
     commits.map((c) => ({

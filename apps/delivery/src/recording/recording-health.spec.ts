@@ -1,8 +1,10 @@
 import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
 
+const PROBE_INTERVAL_MS = 1000;
+
 describe('RecordingHealth', () => {
   it('holds work while writes fail and lets it go when a write succeeds', async () => {
-    const health = new RecordingHealth();
+    const health = new RecordingHealth(PROBE_INTERVAL_MS);
     health.probeWith(() => Promise.reject(new Error('still away')));
     health.failed(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     let resumed = false;
@@ -20,7 +22,7 @@ describe('RecordingHealth', () => {
   });
 
   it('notices by its probe that the database is back', async () => {
-    const health = new RecordingHealth();
+    const health = new RecordingHealth(PROBE_INTERVAL_MS);
     let answers = false;
     health.probeWith(() => (answers ? Promise.resolve() : Promise.reject(new Error('away'))));
     health.failed(new Error('Connection terminated unexpectedly'));
@@ -31,7 +33,7 @@ describe('RecordingHealth', () => {
   });
 
   it('turns waiting work away when the engine stops during an outage', async () => {
-    const health = new RecordingHealth();
+    const health = new RecordingHealth(PROBE_INTERVAL_MS);
     health.probeWith(() => Promise.reject(new Error('away')));
     health.failed(new Error('Connection terminated'));
     const waiting = health.whenHealthy();

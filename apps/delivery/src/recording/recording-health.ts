@@ -2,8 +2,6 @@ import { Logger } from '@nestjs/common';
 import { ReadinessCheck, withTimeout } from '@svc/http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const PROBE_INTERVAL_MS = 1000;
-
 /**
  * Whether the engine can write its records. While the database fails, the engine takes no new
  * message and starts no attempt (each would be a POST whose record cannot be written, made again
@@ -19,6 +17,9 @@ export class RecordingHealth implements ReadinessCheck {
   private probing: Promise<void> | undefined;
   private stopped = false;
   private probe: () => Promise<unknown> = () => Promise.reject(new Error('no probe yet'));
+
+  /** `probeIntervalMs`: while commits fail, how often the database is asked whether it answers. */
+  constructor(private readonly probeIntervalMs: number) {}
 
   /** How to ask the database whether it answers (set once the connection exists). */
   probeWith(probe: () => Promise<unknown>): void {
@@ -84,7 +85,7 @@ export class RecordingHealth implements ReadinessCheck {
 
   private async probeUntilBack(): Promise<void> {
     while (this.failingSince !== null && !this.stopped) {
-      await sleep(PROBE_INTERVAL_MS);
+      await sleep(this.probeIntervalMs);
       try {
         await withTimeout(this.probe(), 2000, 'PostgreSQL');
         this.succeeded();

@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { decideCancelled, DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import { decideCancelled, DeliveryRecord, DeliveryWorkQueue, InboundEvent } from '@svc/deliveries';
 import { contextFromCarrier } from '@svc/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, In } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { AttemptRunner } from '../dispatch/attempt-runner';
 import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
@@ -18,16 +17,15 @@ export interface SchedulerOptions {
   /** When a claimed delivery's endpoint is at its limit, the claim is pushed back this long. */
   busyEndpointDelayMs: number;
   globalMax: number;
+  /** How often the due backlog is counted for its gauge. */
+  backlogSampleMs: number;
 }
-
-const BACKLOG_SAMPLE_MS = 5000;
 
 /**
  * Makes the attempts whose time has come: retries, first attempts put off for a busy endpoint,
- * and re-driven deliveries. The waits live in PostgreSQL (delivery_schedule), not in memory or
- * JetStream, so they survive restarts. Engines claim due rows with FOR UPDATE SKIP LOCKED and a
- * lease instead of holding a transaction across the HTTP call; a crashed engine's claims expire
- * and are taken again.
+ * and re-driven deliveries. The waits live in PostgreSQL (the work queue of libs/deliveries), not
+ * in memory or JetStream, so they survive restarts; engines claim due deliveries for a lease, and
+ * a crashed engine's claims lapse and are taken again.
  */
 export class RetryScheduler {
   private readonly logger = new Logger('RetryScheduler');
@@ -38,7 +36,7 @@ export class RetryScheduler {
 
   constructor(
     private readonly deps: {
-      dataSource: DataSource;
+      queue: DeliveryWorkQueue;
       directory: EndpointDirectory;
       runner: AttemptRunner;
       recorder: DeliveryRecorder;
@@ -89,34 +87,9 @@ export class RetryScheduler {
     if (room <= 0) {
       return false;
     }
-    // For UPDATE ... RETURNING, TypeORM's query() answers [rows, affected count].
-    const [claimed]: [{ delivery_id: string }[], number] = await this.deps.dataSource.query(
-      `UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
-         FROM (SELECT delivery_id FROM delivery_schedule
-                WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
-                ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS due
-        WHERE s.delivery_id = due.delivery_id
-        RETURNING s.delivery_id`,
-      [room, this.options.leaseMs],
-    );
-    if (claimed.length === 0) {
-      return false;
-    }
-    const ids = claimed.map((row) => row.delivery_id);
-    const deliveries = await this.deps.dataSource
-      .getRepository(DeliveryRecord)
-      .findBy({ id: In(ids) });
-    // A payload is its tenant's: looked up by (tenant_id, event_id), never by the id alone.
-    const bodies = await this.deps.dataSource
-      .getRepository(InboundEvent)
-      .findBy(deliveries.map((d) => ({ tenantId: d.tenantId, eventId: d.eventId })));
-    const key = (tenantId: string, eventId: string) => `${tenantId} ${eventId}`;
-    const inboundOf = new Map(bodies.map((event) => [key(event.tenantId, event.eventId), event]));
-    for (const delivery of deliveries) {
-      const work = this.attempt(
-        delivery,
-        inboundOf.get(key(delivery.tenantId, delivery.eventId)),
-      ).catch((error: unknown) => {
+    const claimed = await this.deps.queue.claimDue(room, this.options.leaseMs);
+    for (const { delivery, payload } of claimed) {
+      const work = this.attempt(delivery, payload).catch((error: unknown) => {
         this.logger.error(
           `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
         );
@@ -133,9 +106,7 @@ export class RetryScheduler {
   ): Promise<void> {
     const { directory, recorder, limits, runner } = this.deps;
     if (delivery.status !== 'pending') {
-      await this.deps.dataSource.query('DELETE FROM delivery_schedule WHERE delivery_id = $1', [
-        delivery.id,
-      ]);
+      await this.deps.queue.forget(delivery.id);
       return;
     }
     const endpoint = await directory.endpoint(delivery.tenantId, delivery.endpointId);
@@ -174,23 +145,15 @@ export class RetryScheduler {
       () => this.deps.health.whenHealthy(),
     );
     if (!attempted.ran) {
-      await this.deps.dataSource.query(
-        `UPDATE delivery_schedule SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
-          WHERE delivery_id = $1`,
-        [delivery.id, this.options.busyEndpointDelayMs],
-      );
+      await this.deps.queue.postpone(delivery.id, this.options.busyEndpointDelayMs);
     }
   }
 
   private async sampleBacklog(): Promise<void> {
-    if (Date.now() - this.lastBacklogSample < BACKLOG_SAMPLE_MS) {
+    if (Date.now() - this.lastBacklogSample < this.options.backlogSampleMs) {
       return;
     }
     this.lastBacklogSample = Date.now();
-    const [row]: { due: string }[] = await this.deps.dataSource.query(
-      `SELECT count(*) AS due FROM delivery_schedule
-        WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`,
-    );
-    this.deps.metrics.dueBacklog.set(Number(row.due));
+    this.deps.metrics.dueBacklog.set(await this.deps.queue.dueBacklog());
   }
 }

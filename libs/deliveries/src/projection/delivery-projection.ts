@@ -2,6 +2,7 @@ import { readAll, RecordedEvent } from '@svc/event-store';
 import { EntityManager } from 'typeorm';
 import { DELIVERY_EVENT_TYPES, DeliveryAttempted, DeliveryEvent } from '../delivery-events';
 import { applyDeliveryEvent, DeliveryState } from '../delivery-state';
+import { isScheduled, projectSchedule } from './delivery-schedule-projection';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -68,38 +69,6 @@ async function insertAttempts(
   );
 }
 
-/**
- * Pending deliveries with a due time are in the schedule, unclaimed; all others are not.
- * `mayBeScheduled` says which of the others can have a schedule row to remove (by default all).
- */
-async function syncSchedule(
-  manager: EntityManager,
-  states: DeliveryState[],
-  mayBeScheduled: (state: DeliveryState) => boolean = () => true,
-): Promise<void> {
-  const isDue = (s: DeliveryState) => s.status === 'pending' && s.nextAttemptAt !== null;
-  const due = states.filter(isDue);
-  const done = states.filter((s) => !isDue(s) && mayBeScheduled(s)).map((s) => s.id);
-  if (due.length > 0) {
-    await manager.query(
-      `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until)
-       SELECT d, t, e, a, NULL FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS u(d, t, e, a)
-       ON CONFLICT (delivery_id) DO UPDATE SET due_at = EXCLUDED.due_at, claimed_until = NULL`,
-      [
-        due.map((s) => s.id),
-        due.map((s) => s.tenantId),
-        due.map((s) => s.endpointId),
-        due.map((s) => iso(s.nextAttemptAt)),
-      ],
-    );
-  }
-  if (done.length > 0) {
-    await manager.query('DELETE FROM delivery_schedule WHERE delivery_id = ANY($1::text[])', [
-      done,
-    ]);
-  }
-}
-
 type RecordedDeliveryEvent = RecordedEvent<DeliveryEvent>;
 
 function fold(before: DeliveryState | null, events: RecordedDeliveryEvent[]): DeliveryState | null {
@@ -147,7 +116,7 @@ export async function projectDeliveryEvents(
   // A delivery without a `before` state was started by these very events (its stream was empty,
   // or the append would have failed), so no schedule row of it exists yet: the usual case of a
   // first attempt that succeeds needs no DELETE at all.
-  await syncSchedule(manager, rows, (state) => before.has(state.id));
+  await projectSchedule(manager, rows, (state) => before.has(state.id));
   return states;
 }
 
@@ -178,8 +147,8 @@ export async function rebuildDeliveryProjections(
   for (let start = 0; start < rows.length; start += 1000) {
     const chunk = rows.slice(start, start + 1000);
     await upsertDeliveries(manager, chunk);
-    await syncSchedule(manager, chunk);
+    await projectSchedule(manager, chunk);
   }
-  const scheduled = rows.filter((s) => s.status === 'pending' && s.nextAttemptAt !== null).length;
+  const scheduled = rows.filter(isScheduled).length;
   return { deliveries: rows.length, attempts: attemptCount, scheduled };
 }

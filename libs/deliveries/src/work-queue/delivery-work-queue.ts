@@ -1,0 +1,140 @@
+import { DataSource, EntityManager, In } from 'typeorm';
+import { DeliveryRecord, InboundEvent } from '../projection/delivery-projection-tables';
+
+/** The event exactly as received, stored with the first record that needs it. */
+export interface InboundPayload {
+  eventId: string;
+  tenantId: string;
+  type: string;
+  body: string;
+  traceContext: Record<string, string> | null;
+}
+
+/** A due delivery an engine has claimed for one lease, with its tenant's stored event. */
+export interface ClaimedDelivery {
+  delivery: DeliveryRecord;
+  /** Undefined when no body of the delivery's tenant and event is stored (ADR 0016). */
+  payload: InboundEvent | undefined;
+}
+
+const payloadKey = (tenantId: string, eventId: string) => `${tenantId} ${eventId}`;
+
+/**
+ * The delivery work queue as PostgreSQL holds it: the schedule of due attempts (claimed by
+ * engines with FOR UPDATE SKIP LOCKED and a lease, never a transaction held across an HTTP call),
+ * the stored event bodies, and which endpoints of an event already have a delivery. The one
+ * owner of these tables' queries outside the projections, which keep the schedule in step with
+ * the log (projection/delivery-schedule-projection.ts).
+ */
+export class DeliveryWorkQueue {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims up to `limit` due deliveries, oldest due first, for `leaseMs`: no other engine takes
+   * them until the lease lapses (a crashed engine's claims come back by themselves).
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    // For UPDATE ... RETURNING, TypeORM's query() answers [rows, affected count].
+    const [claimed]: [{ delivery_id: string }[], number] = await this.dataSource.query(
+      `UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+         FROM (SELECT delivery_id FROM delivery_schedule
+                WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+                ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS due
+        WHERE s.delivery_id = due.delivery_id
+        RETURNING s.delivery_id`,
+      [limit, leaseMs],
+    );
+    if (claimed.length === 0) {
+      return [];
+    }
+    const deliveries = await this.dataSource
+      .getRepository(DeliveryRecord)
+      .findBy({ id: In(claimed.map((row) => row.delivery_id)) });
+    const payloads = await this.storedPayloads(deliveries);
+    return deliveries.map((delivery) => ({
+      delivery,
+      payload: payloads.get(payloadKey(delivery.tenantId, delivery.eventId)),
+    }));
+  }
+
+  /** A claimed delivery whose endpoint is busy: its claim is pushed back by `delayMs`. */
+  async postpone(deliveryId: string, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE delivery_schedule SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE delivery_id = $1`,
+      [deliveryId, delayMs],
+    );
+  }
+
+  /** A claimed delivery that is no longer pending leaves the schedule. */
+  async forget(deliveryId: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM delivery_schedule WHERE delivery_id = $1', [
+      deliveryId,
+    ]);
+  }
+
+  /** Scheduled attempts due now and not claimed by any engine. */
+  async dueBacklog(): Promise<number> {
+    const [row]: { due: string }[] = await this.dataSource.query(
+      `SELECT count(*) AS due FROM delivery_schedule
+        WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`,
+    );
+    return Number(row.due);
+  }
+
+  /** The stored body of a tenant's event, or null if none was stored. */
+  async storedBody(tenantId: string, eventId: string): Promise<string | null> {
+    const rows: { body: string }[] = await this.dataSource.query(
+      'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2',
+      [tenantId, eventId],
+    );
+    return rows[0]?.body ?? null;
+  }
+
+  /** The endpoints that already have a delivery of a tenant's event. */
+  async endpointsServed(tenantId: string, eventId: string): Promise<Set<string>> {
+    const rows: { endpoint_id: string }[] = await this.dataSource.query(
+      'SELECT endpoint_id FROM deliveries WHERE tenant_id = $1 AND event_id = $2',
+      [tenantId, eventId],
+    );
+    return new Set(rows.map((row) => row.endpoint_id));
+  }
+
+  /** A payload is its tenant's: looked up by (tenant_id, event_id), never by the id alone. */
+  private async storedPayloads(deliveries: DeliveryRecord[]): Promise<Map<string, InboundEvent>> {
+    if (deliveries.length === 0) {
+      return new Map();
+    }
+    const bodies = await this.dataSource
+      .getRepository(InboundEvent)
+      .findBy(deliveries.map((d) => ({ tenantId: d.tenantId, eventId: d.eventId })));
+    return new Map(bodies.map((event) => [payloadKey(event.tenantId, event.eventId), event]));
+  }
+}
+
+/**
+ * Stores each event's body once per (tenant, event), in the transaction of the first record
+ * that needs it; a body already stored stays as it was (the first one stands).
+ */
+export async function storePayloads(
+  manager: EntityManager,
+  payloads: readonly InboundPayload[],
+): Promise<void> {
+  const unique = new Map(payloads.map((p) => [payloadKey(p.tenantId, p.eventId), p]));
+  if (unique.size === 0) {
+    return;
+  }
+  const rows = [...unique.values()];
+  await manager.query(
+    `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
+     ON CONFLICT (tenant_id, event_id) DO NOTHING`,
+    [
+      rows.map((r) => r.eventId),
+      rows.map((r) => r.tenantId),
+      rows.map((r) => r.type),
+      rows.map((r) => r.body),
+      rows.map((r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)),
+    ],
+  );
+}

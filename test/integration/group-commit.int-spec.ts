@@ -1,0 +1,117 @@
+import { DELIVERY_EVENT_TYPES, decideDeferred } from '@svc/deliveries';
+import { readStream } from '@svc/event-store';
+import { attemptedEvent, deliveryIdentity } from '@svc/testing/builders';
+import { Registry } from 'prom-client';
+import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
+import { ENGINE_TUNING } from '../../apps/delivery/src/engine-tuning';
+import { DeliveryRecorder } from '../../apps/delivery/src/recording/delivery-recorder';
+import { RecordingHealth } from '../../apps/delivery/src/recording/recording-health';
+import { sampleValue } from '../support/metric-value';
+import { payloadOf, recordDelivery, suiteDatabase } from './delivery-tables';
+
+/**
+ * The recorder's group commit against a real PostgreSQL: records that arrive together share one
+ * transaction; a batch meeting a conflict is retried record by record, so only the conflicting
+ * record loses, and an attempt that lost is recorded in the delivery that won (ADR 0016).
+ */
+describe('DeliveryRecorder group commit', () => {
+  let db: Awaited<ReturnType<typeof suiteDatabase>>;
+  let recorder: DeliveryRecorder;
+  let registry: Registry;
+
+  beforeAll(async () => {
+    db = await suiteDatabase();
+    registry = new Registry();
+    const health = new RecordingHealth(ENGINE_TUNING.recordingProbeIntervalMs);
+    health.probeWith(() => db.dataSource.query('SELECT 1'));
+    // A long linger, so that records handed in together surely share a batch.
+    recorder = new DeliveryRecorder(
+      db.dataSource,
+      new DeliveryMetrics(registry),
+      { ...ENGINE_TUNING.recorder, lingerMs: 50 },
+      health,
+    );
+  });
+  afterAll(async () => {
+    await recorder.drain();
+    await db.close();
+  });
+
+  const metric = async (name: string) => sampleValue(await registry.metrics(), name);
+
+  it('commits the rest of a batch and drops only a stale deferral', async () => {
+    const existing = deliveryIdentity({ delivery_id: 'del_g1', event_id: 'evt_g1' });
+    await recordDelivery(db.dataSource, null, [attemptedEvent(existing)]);
+    const fresh = deliveryIdentity({ delivery_id: 'del_g2', event_id: 'evt_g2' });
+    const attempted = deliveryIdentity({ delivery_id: 'del_g3', event_id: 'evt_g3' });
+    const now = new Date();
+    const batchesBefore = await metric('svc_delivery_commit_batch_size_count');
+
+    const [stale, deferred, first] = await Promise.all([
+      // Written as if del_g1 did not exist yet: its stream is at version 1, so this conflicts.
+      recorder.record({
+        deliveryId: existing.delivery_id,
+        before: null,
+        event: decideDeferred({ identity: existing, delayMs: 250 }, null, now)[0],
+        metadata: { tenant_id: existing.tenant_id },
+      }),
+      recorder.record({
+        deliveryId: fresh.delivery_id,
+        before: null,
+        event: decideDeferred({ identity: fresh, delayMs: 250 }, null, now)[0],
+        metadata: { tenant_id: fresh.tenant_id },
+        payload: payloadOf(fresh.tenant_id, fresh.event_id),
+      }),
+      recorder.record({
+        deliveryId: attempted.delivery_id,
+        before: null,
+        event: attemptedEvent({ ...attempted, succeeded: true, status_code: 200 }),
+        metadata: { tenant_id: attempted.tenant_id },
+        payload: payloadOf(attempted.tenant_id, attempted.event_id),
+      }),
+    ]);
+
+    expect(stale).toEqual({ committed: false });
+    expect(deferred).toMatchObject({ committed: true, state: { id: 'del_g2', status: 'pending' } });
+    expect(first).toMatchObject({ committed: true, state: { id: 'del_g3', version: 1 } });
+    const [g1, g2, g3] = await Promise.all(
+      ['del_g1', 'del_g2', 'del_g3'].map((id) => readStream(db.dataSource.manager, id)),
+    );
+    expect(g1.map((event) => event.type)).toEqual([DELIVERY_EVENT_TYPES.attempted]);
+    expect(g2.map((event) => event.type)).toEqual([DELIVERY_EVENT_TYPES.deferred]);
+    expect(g3.map((event) => event.type)).toEqual([DELIVERY_EVENT_TYPES.attempted]);
+    // One batch of three failed as a whole; each record then committed (or lost) on its own.
+    expect((await metric('svc_delivery_commit_batch_size_count')) - batchesBefore).toBe(2);
+    const schedule: { delivery_id: string }[] = await db.dataSource.query(
+      `SELECT delivery_id FROM delivery_schedule WHERE delivery_id IN ('del_g1', 'del_g2', 'del_g3') ORDER BY 1`,
+    );
+    expect(schedule.map((row) => row.delivery_id)).toEqual(['del_g1', 'del_g2']);
+  });
+
+  it('records an attempt that lost the race in the delivery that won, as concurrent', async () => {
+    const winner = deliveryIdentity({ delivery_id: 'del_w', event_id: 'evt_w' });
+    await recordDelivery(db.dataSource, null, [attemptedEvent(winner)]);
+    const loser = { ...winner, delivery_id: 'del_l' };
+    const racesBefore = await metric('svc_delivery_concurrent_attempts_total');
+
+    const outcome = await recorder.record({
+      deliveryId: loser.delivery_id,
+      before: null,
+      event: attemptedEvent({ ...loser, succeeded: true, status_code: 200, next_attempt_at: null }),
+      metadata: { tenant_id: loser.tenant_id },
+    });
+
+    expect(outcome).toMatchObject({
+      committed: true,
+      state: { id: 'del_w', status: 'succeeded', version: 2 },
+    });
+    const stream = await readStream(db.dataSource.manager, 'del_w');
+    expect(stream[1].data).toMatchObject({ delivery_id: 'del_w', concurrent_with: 'del_l' });
+    expect(await readStream(db.dataSource.manager, 'del_l')).toEqual([]);
+    const attempts: { delivery_id: string }[] = await db.dataSource.query(
+      `SELECT delivery_id FROM delivery_attempts WHERE event_id = 'evt_w'`,
+    );
+    expect(attempts.map((row) => row.delivery_id)).toEqual(['del_w', 'del_w']);
+    expect((await metric('svc_delivery_concurrent_attempts_total')) - racesBefore).toBe(1);
+  });
+});

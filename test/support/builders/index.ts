@@ -1,0 +1,2 @@
+export * from './delivery-builders';
+export * from './endpoint-builders';
