@@ -19,7 +19,7 @@ import {
 import { signatureHeaderValue } from '@svc/signing';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { DirectoryEndpoint } from '../fan-out/endpoint-directory';
-import { CommitOutcome, DeliveryRecorder } from '../recording/delivery-recorder';
+import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
 import { HttpSender } from './http-sender';
 
 /** One attempt to make: which delivery, to which endpoint, with which exact body. */
@@ -36,7 +36,7 @@ export interface AttemptOrder {
   parent?: Context;
 }
 
-export type AttemptOutcome = CommitOutcome & {
+export type AttemptReceipt = RecordReceipt & {
   conclusion: DeliveryConclusion;
   result: AttemptResult;
 };
@@ -61,7 +61,7 @@ export class AttemptRunner {
    * the concurrency bounds are about requests to endpoints, and recording takes no endpoint's
    * capacity (the caller still awaits the record before acknowledging anything).
    */
-  run(order: AttemptOrder, answered: () => void = () => undefined): Promise<AttemptOutcome> {
+  run(order: AttemptOrder, answered: () => void = () => undefined): Promise<AttemptReceipt> {
     const { attempt } = nextAttemptOf(order.before);
     return tracer.startActiveSpan(
       'webhook deliver',
@@ -120,14 +120,14 @@ export class AttemptRunner {
     }
   }
 
-  private async record(order: AttemptOrder, result: AttemptResult): Promise<AttemptOutcome> {
+  private async record(order: AttemptOrder, result: AttemptResult): Promise<AttemptReceipt> {
     const { identity } = order;
     const { event, conclusion } = decideAttempted(
       { identity, result, policy: this.policy },
       order.before,
       new Date(),
     );
-    const outcome = await this.recorder.record({
+    const receipt = await this.recorder.record({
       deliveryId: identity.delivery_id,
       before: order.before,
       event,
@@ -139,7 +139,7 @@ export class AttemptRunner {
         conclusion,
       },
     });
-    if (outcome.committed) {
+    if (receipt.committed) {
       this.metrics.attempts.inc({
         outcome: result.succeeded ? 'succeeded' : 'failed',
         error_kind: result.errorKind ?? 'none',
@@ -154,8 +154,8 @@ export class AttemptRunner {
         this.metrics.retriesScheduled.inc();
       }
     }
-    return outcome.committed
-      ? { committed: true, state: outcome.state, conclusion, result }
+    return receipt.committed
+      ? { committed: true, state: receipt.state, conclusion, result }
       : { committed: false, conclusion, result };
   }
 }

@@ -62,7 +62,7 @@ export class EventIntakeFactory {
 /**
  * Takes events from the JetStream consumer and fans each out: one delivery per subscribed
  * endpoint, whose first attempt runs at once (or is put off to the schedule when the endpoint is
- * at its limit). Messages are handled concurrently; each is acknowledged once the outcome of
+ * at its limit). Messages are handled concurrently; each is acknowledged once the record of
  * every one of its deliveries is durable, and an invalid one is parked on the dead-letter subject.
  */
 export class EventIntake {
@@ -257,20 +257,20 @@ export class EventIntake {
         null,
         new Date(),
       );
-      const outcome = await recorder.record({
+      const receipt = await recorder.record({
         deliveryId: identity.delivery_id,
         before: null,
         event: deferred,
         metadata: { tenant_id: identity.tenant_id },
         payload,
       });
-      if (outcome.committed) {
+      if (receipt.committed) {
         metrics.deliveriesDeferred.inc();
       }
       return;
     }
-    const outcome = attempted.value;
-    if (outcome.committed && outcome.conclusion === 'succeeded') {
+    const receipt = attempted.value;
+    if (receipt.committed && receipt.conclusion === 'succeeded') {
       metrics.publishToDelivered.observe(Math.max(0, Date.now() - publishedAtMs) / 1000);
     }
   }

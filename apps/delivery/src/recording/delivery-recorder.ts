@@ -30,14 +30,14 @@ export interface DeliveryCommit {
   conclusion?: EndpointConclusion;
 }
 
-export type CommitOutcome =
+export type RecordReceipt =
   | { committed: true; state: DeliveryState }
   /** Another writer got there first (a racing engine); this record was dropped. */
   | { committed: false };
 
 interface Pending {
   commit: DeliveryCommit;
-  resolve: (outcome: CommitOutcome) => void;
+  resolve: (receipt: RecordReceipt) => void;
   reject: (error: unknown) => void;
   /** How often this record lost a race and was re-addressed to the delivery that won. */
   races?: number;
@@ -73,7 +73,7 @@ export class DeliveryRecorder {
     private readonly health: RecordingHealth,
   ) {}
 
-  record(commit: DeliveryCommit): Promise<CommitOutcome> {
+  record(commit: DeliveryCommit): Promise<RecordReceipt> {
     return new Promise((resolve, reject) => {
       this.queue.push({ commit, resolve, reject });
       this.schedule();
@@ -147,7 +147,7 @@ export class DeliveryRecorder {
   private async commitBatch(batch: Pending[]): Promise<void> {
     const started = performance.now();
     try {
-      const { outcomes, transitions } = await this.dataSource.transaction((manager) =>
+      const { receipts, transitions } = await this.dataSource.transaction((manager) =>
         writeRecords(
           manager,
           batch.map((p) => p.commit),
@@ -161,7 +161,7 @@ export class DeliveryRecorder {
       this.metrics.commitDuration.observe((performance.now() - started) / 1000);
       this.health.succeeded();
       this.metrics.recordsHeld.set(this.queue.length);
-      batch.forEach((pending, index) => pending.resolve(outcomes[index]));
+      batch.forEach((pending, index) => pending.resolve(receipts[index]));
     } catch (error) {
       if (!isConflict(error) && !isDatabaseUnavailable(error)) {
         this.logger.error(
@@ -246,7 +246,7 @@ function isConflict(error: unknown): boolean {
 async function writeRecords(
   manager: EntityManager,
   commits: DeliveryCommit[],
-): Promise<{ outcomes: CommitOutcome[]; transitions: StatusTransition[] }> {
+): Promise<{ receipts: RecordReceipt[]; transitions: StatusTransition[] }> {
   await storePayloads(
     manager,
     commits.flatMap((c) => (c.payload ? [c.payload] : [])),
@@ -269,7 +269,7 @@ async function writeRecords(
     appended[0]?.recordedAt ?? new Date(),
   );
   return {
-    outcomes: commits.map((c) => ({ committed: true, state: states.get(c.deliveryId)! })),
+    receipts: commits.map((c) => ({ committed: true, state: states.get(c.deliveryId)! })),
     transitions,
   };
 }

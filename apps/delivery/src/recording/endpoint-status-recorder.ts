@@ -22,9 +22,9 @@ export interface StatusTransition {
 }
 
 /**
- * Endpoint status from the log: in the transaction that records delivery outcomes, appends a
- * degraded or reactivated event to each endpoint whose status the outcomes change (the last
- * outcome per endpoint decides) and updates the projection. Rows are locked in id order, so
+ * Endpoint status from the log: in the transaction that records delivery conclusions, appends a
+ * degraded or reactivated event to each endpoint whose status the conclusions change (the last
+ * conclusion per endpoint decides) and updates the projection. Rows are locked in id order, so
  * concurrent transactions cannot deadlock on them.
  */
 export async function recordEndpointStatus(
