@@ -1,9 +1,9 @@
 import {
-  asConcurrentAttempt,
   AttemptPolicy,
   decideAttempted,
   decideCancelled,
   decideDeferred,
+  decideRacedAttempt,
   decideRedriven,
   DeliveryState,
   rebuildDeliveryProjections,
@@ -77,7 +77,7 @@ describe('delivery projections rebuilt from the log', () => {
       new Date(),
     );
     await recordDelivery(db.dataSource, raced, [
-      { ...racing, data: asConcurrentAttempt(racing.data, raced) },
+      decideRacedAttempt({ attempt: racing.data }, raced),
     ]);
 
     const live = await snapshot();

@@ -4,6 +4,7 @@ import {
   decideAttempted,
   decideCancelled,
   decideDeferred,
+  decideRacedAttempt,
   decideRedriven,
 } from './delivery-decisions';
 import { DeliveryIdentity } from './delivery-events';
@@ -224,4 +225,38 @@ describe('decideRedriven', () => {
       ).toEqual([]);
     },
   );
+});
+
+describe('decideRacedAttempt', () => {
+  it('given a delivery that won the race, when the losing attempt is recorded, then it joins the winner as concurrent and schedules nothing', () => {
+    const { event: lost } = decideAttempted(
+      { identity: deliveryIdentity({ delivery_id: 'del_lost' }), result: failed, policy },
+      null,
+      now,
+    );
+
+    const event = decideRacedAttempt({ attempt: lost.data }, delivery({ id: 'del_won' }));
+
+    expect(event.type).toBe('delivery.attempted');
+    expect(event.data).toEqual({
+      ...lost.data,
+      delivery_id: 'del_won',
+      concurrent_with: 'del_lost',
+      next_attempt_at: null,
+      abandoned: false,
+    });
+  });
+
+  it('given an attempt that already lost once, when it loses again, then it still names the delivery it was sent under', () => {
+    const { event: lost } = decideAttempted(
+      { identity: deliveryIdentity({ delivery_id: 'del_lost' }), result: succeeded, policy },
+      null,
+      now,
+    );
+    const once = decideRacedAttempt({ attempt: lost.data }, delivery({ id: 'del_a' }));
+
+    const twice = decideRacedAttempt({ attempt: once.data }, delivery({ id: 'del_b' }));
+
+    expect(twice.data).toMatchObject({ delivery_id: 'del_b', concurrent_with: 'del_lost' });
+  });
 });

@@ -1,4 +1,5 @@
 import {
+  asConcurrentAttempt,
   DELIVERY_EVENT_TYPES,
   DeliveryAttempted,
   DeliveryAttemptedEvent,
@@ -170,4 +171,24 @@ export function decideRedriven(
       data: { delivery_id: state.id, due_at: now.toISOString(), redriven_at: now.toISOString() },
     },
   ];
+}
+
+export interface RecordRacedAttempt {
+  /** The attempt as it was made, under the delivery id that lost the race. */
+  attempt: DeliveryAttempted;
+}
+
+/**
+ * An attempt lost the race to its delivery (another engine, or a second copy of the event, made
+ * the delivery first). The receiver saw it, so it is recorded in the delivery that won, as a
+ * concurrent attempt that schedules nothing (ADR 0016).
+ */
+export function decideRacedAttempt(
+  command: RecordRacedAttempt,
+  winner: DeliveryState,
+): DeliveryAttemptedEvent {
+  return {
+    type: DELIVERY_EVENT_TYPES.attempted,
+    data: asConcurrentAttempt(command.attempt, winner),
+  };
 }

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import {
-  asConcurrentAttempt,
   DELIVERY_EVENT_TYPES,
   DeliveryEvent,
   DeliveryRecord,
+  decideRacedAttempt,
   DeliveryState,
   InboundPayload,
   projectDeliveryEvents,
@@ -225,7 +225,7 @@ export class DeliveryRecorder {
     const raced: DeliveryCommit = {
       deliveryId: winner.id,
       before: winner,
-      event: { type: DELIVERY_EVENT_TYPES.attempted, data: asConcurrentAttempt(attempt, winner) },
+      event: decideRacedAttempt({ attempt }, winner),
       metadata: commit.metadata,
       payload: commit.payload,
       conclusion: attempt.succeeded
