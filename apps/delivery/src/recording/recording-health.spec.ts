@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
 
 const PROBE_INTERVAL_MS = 1000;
@@ -50,6 +51,7 @@ describe('isDatabaseUnavailable', () => {
     [{ code: '57P01' }, true],
     [{ code: '08006' }, true],
     [new Error('Connection terminated unexpectedly'), true],
+    [new QueryRunnerAlreadyReleasedError(), true],
     [new Error('timeout exceeded when trying to connect'), true],
     [{ code: '55000', message: 'database "svc" is not currently accepting connections' }, true],
     [

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ReadinessCheck, withTimeout } from '@svc/http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 
 /**
  * Whether the engine can write its records. While the database fails, the engine takes no new
@@ -114,6 +115,10 @@ const UNAVAILABLE_CODES = new Set([
  * (it releases the query runner, and the next statement reports that).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof QueryRunnerAlreadyReleasedError) {
+    // A transaction's statement after its connection died: TypeORM released the query runner.
+    return true;
+  }
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
     return true;
