@@ -88,7 +88,11 @@ function configMapFrom(generator: K8sObject): K8sObject {
   };
 }
 
-function applyKustomization(directory: string, objects: K8sObject[]): K8sObject[] {
+function applyKustomization(
+  directory: string,
+  objects: K8sObject[],
+  extraComponents: string[] = [],
+): K8sObject[] {
   const kustomization = kustomizationIn(directory);
   for (const entry of kustomization.resources ?? []) {
     const path = resolve(directory, entry);
@@ -96,8 +100,11 @@ function applyKustomization(directory: string, objects: K8sObject[]): K8sObject[
       ...(statSync(path).isDirectory() ? applyKustomization(path, []) : documents(path)),
     );
   }
-  for (const component of kustomization.components ?? []) {
-    objects = applyKustomization(resolve(directory, component), objects);
+  for (const component of [
+    ...(kustomization.components ?? []).map((entry: string) => resolve(directory, entry)),
+    ...extraComponents,
+  ]) {
+    objects = applyKustomization(component, objects);
   }
   for (const generator of kustomization.configMapGenerator ?? []) {
     const generated = configMapFrom(generator);
@@ -150,9 +157,12 @@ function applyKustomization(directory: string, objects: K8sObject[]): K8sObject[
   return objects;
 }
 
-/** The objects `kustomize build <directory>` would print (without generated-name hashes). */
-export function render(directory: string): K8sObject[] {
-  return applyKustomization(directory, []).map((object) => structuredClone(object));
+/**
+ * The objects `kustomize build <directory>` would print (without generated-name hashes);
+ * `components` (absolute directories) are added to the kustomization's own, as if it listed them.
+ */
+export function render(directory: string, components: string[] = []): K8sObject[] {
+  return applyKustomization(directory, [], components).map((object) => structuredClone(object));
 }
 
 export { dirname };

@@ -1,343 +1,25 @@
 import { jetstream } from '@nats-io/jetstream';
 import { SubjectScheme } from '@svc/contracts';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { http, RunningApp, startApi, startAuth, startDelivery } from '@svc/testing';
+import { http } from '@svc/testing';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
 import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { waitFor } from '../support/wait-for';
+import { dashboard, dashboardQueries, ruleQueries } from './monitoring-files';
 import {
   Exposition,
-  namesInGrafanaVariableQuery,
   namesInQuery,
   parseExposition,
   SourcedQuery,
   unknownNames,
 } from './promql-names';
+import { ScrapedApp, scrapeAfterTraffic, startedApps, startingApps } from './running-apps';
 
 /**
  * deploy/ must only query what the apps really export: this starts the three real apps, scrapes
  * their /metrics, and checks every PromQL expression of the Grafana dashboard and the Prometheus
  * alert rules against what they export, both as freshly started and, for the delivery engine,
- * after real work. It also checks deploy/kubernetes for structure, without kubectl.
+ * after real work.
  */
-
-const ROOT = resolve(__dirname, '../..');
-const DEPLOY = join(ROOT, 'deploy');
-const DASHBOARD = join(DEPLOY, 'monitoring/grafana-dashboard.json');
-const RULES = join(DEPLOY, 'monitoring/prometheus-rules.yaml');
-const KUBERNETES = join(DEPLOY, 'kubernetes');
-
-function dashboardQueries(): SourcedQuery[] {
-  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8'));
-  const queries: SourcedQuery[] = [];
-  const visit = (node: unknown, where: string): void => {
-    if (Array.isArray(node)) {
-      node.forEach((item) => visit(item, where));
-    } else if (node !== null && typeof node === 'object') {
-      const object = node as Record<string, unknown>;
-      const here = typeof object.title === 'string' ? `panel "${object.title}"` : where;
-      if (typeof object.expr === 'string') {
-        queries.push({ source: `grafana-dashboard.json ${here}`, expr: object.expr });
-      }
-      Object.entries(object)
-        .filter(([key]) => key !== 'templating')
-        .forEach(([, value]) => visit(value, here));
-    }
-  };
-  visit(dashboard, 'dashboard');
-  for (const variable of dashboard.templating?.list ?? []) {
-    if (variable.type !== 'query') continue;
-    const query: unknown =
-      typeof variable.query === 'string' ? variable.query : variable.query?.query;
-    if (typeof query === 'string' && query.trim() !== '') {
-      queries.push({
-        source: `grafana-dashboard.json variable $${variable.name}`,
-        expr: query,
-        grafanaVariable: true,
-      });
-    }
-  }
-  return queries;
-}
-
-interface Rule {
-  alert?: string;
-  record?: string;
-  expr: string | number;
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
-function ruleGroups(): { name: string; rules: Rule[] }[] {
-  const document = parseYaml(readFileSync(RULES, 'utf8'));
-  // a PrometheusRule (spec.groups) or a plain Prometheus rule file (groups)
-  return document.spec?.groups ?? document.groups;
-}
-
-function ruleQueries(): SourcedQuery[] {
-  return ruleGroups().flatMap((group) =>
-    group.rules.map((rule) => ({
-      source: `prometheus-rules.yaml ${rule.alert ?? rule.record}`,
-      expr: String(rule.expr),
-    })),
-  );
-}
-
-function filesUnder(directory: string, pattern: RegExp): string[] {
-  return readdirSync(directory, { recursive: true, encoding: 'utf8' })
-    .map((file) => join(directory, file))
-    .filter((file) => pattern.test(file) && statSync(file).isFile())
-    .sort();
-}
-
-function yamlDocuments(file: string): any[] {
-  const documents = parseAllDocuments(readFileSync(file, 'utf8'));
-  for (const document of documents) {
-    if (document.errors.length > 0) {
-      throw new Error(`${relative(ROOT, file)}: ${document.errors.map(String).join('; ')}`);
-    }
-  }
-  return documents.map((document) => document.toJS()).filter((value) => value != null);
-}
-
-describe('PromQL name extraction', () => {
-  it.each([
-    ['up{job="svc-webhooks"} == 0', ['up'], ['job']],
-    [
-      'histogram_quantile(0.99, sum by (app, le) (rate(http_request_duration_seconds_bucket{app=~"$app", route!~"/healthz|/readyz"}[$__rate_interval])))',
-      ['http_request_duration_seconds_bucket'],
-      ['app', 'le', 'route'],
-    ],
-    [
-      'sum(rate(a_total{status_code=~"5.."}[5m])) by (namespace) / ignoring(status_code) group_left sum without (pod) (rate(b_total[1h:5m] offset 1h)) > bool 1e-3 and on(app) c',
-      ['a_total', 'b_total', 'c'],
-      ['app', 'namespace', 'pod', 'status_code'],
-    ],
-    [
-      'SUM BY (app) (x_total) OR vector(0) unless {__name__="y_seconds", kind="a{b}"} # not_me',
-      ['x_total', 'y_seconds'],
-      ['app', 'kind'],
-    ],
-    ['label_replace(z, "dst", "$1", "src", "(.*)") * 0x1F + .5', ['z'], []],
-    ['absent(up{app="api"}) or absent(up{app="auth"})', ['up'], ['app']],
-  ])('%s', (expr, metrics, labels) => {
-    expect(namesInQuery(expr)).toEqual({ metrics, labels });
-  });
-
-  it('reads the PromQL inside Grafana variable queries', () => {
-    expect(namesInGrafanaVariableQuery('label_values(up{job="$job"}, namespace)')).toEqual({
-      metrics: ['up'],
-      labels: ['job', 'namespace'],
-    });
-    expect(namesInGrafanaVariableQuery('label_values(pod)')).toEqual({
-      metrics: [],
-      labels: ['pod'],
-    });
-  });
-
-  it('refuses what it cannot read rather than guess', () => {
-    expect(() => namesInQuery('sum(rate(x[5m])')).toThrow(/syntax error at offset 15: .*\)⚠$/);
-    expect(() => namesInQuery('x{a="b"')).toThrow(/syntax error at offset 7: x\{a="b"⚠$/);
-    expect(() => namesInQuery('x{a=b}')).toThrow(/syntax error at offset 4: x\{a=⚠b\}$/);
-    expect(() => namesInQuery('rate(x[$$bad])')).toThrow(/syntax error at offset 7/);
-    expect(() => namesInQuery('foo bar')).toThrow(/syntax error at offset 4: foo ⚠bar$/);
-  });
-
-  it('substitutes Grafana variables and reads quoted names', () => {
-    expect(
-      namesInQuery('sum by (app) (rate(x{a=~"${app:regex}", b="[[b]]"}[${__rate_interval}]))'),
-    ).toEqual({ metrics: ['x'], labels: ['a', 'app', 'b'] });
-    expect(namesInQuery('x{"quoted.name"="v"} / {"other.metric"} @ $__to')).toEqual({
-      metrics: ['other.metric', 'x'],
-      labels: ['quoted.name'],
-    });
-  });
-});
-
-describe('deploy/kubernetes structure (no kubectl)', () => {
-  const yamlFiles = filesUnder(DEPLOY, /\.ya?ml$/);
-  const kustomizations = yamlFiles.filter((file) => /kustomization\.ya?ml$/.test(file));
-
-  it('has a base, a staging and a production overlay', () => {
-    for (const directory of ['base', 'overlays/staging', 'overlays/production']) {
-      expect(existsSync(join(KUBERNETES, directory, 'kustomization.yaml'))).toBe(true);
-    }
-  });
-
-  it.each(yamlFiles.map((file) => [relative(ROOT, file), file]))('%s parses', (_, file) => {
-    const documents = yamlDocuments(file);
-    expect(documents.length).toBeGreaterThan(0);
-    for (const document of documents) {
-      expect(typeof document.apiVersion).toBe('string');
-      expect(typeof document.kind).toBe('string');
-    }
-  });
-
-  it.each(kustomizations.map((file) => [relative(ROOT, file), file]))(
-    '%s lists files that exist',
-    (_, file) => {
-      const [kustomization] = yamlDocuments(file);
-      const directory = dirname(file);
-      const references: string[] = [
-        ...(kustomization.resources ?? []),
-        ...(kustomization.components ?? []),
-        ...(kustomization.bases ?? []),
-        ...(kustomization.crds ?? []),
-        ...(kustomization.patchesStrategicMerge ?? []),
-        ...(kustomization.patches ?? []).flatMap((patch: { path?: string }) =>
-          patch.path ? [patch.path] : [],
-        ),
-        ...[
-          ...(kustomization.configMapGenerator ?? []),
-          ...(kustomization.secretGenerator ?? []),
-        ].flatMap((generator: { files?: string[]; envs?: string[] }) => [
-          // files entries are "path" or "key=path"
-          ...(generator.files ?? []).map((entry) => entry.split('=').pop() as string),
-          ...(generator.envs ?? []),
-        ]),
-      ];
-      expect(references.length).toBeGreaterThan(0);
-      const missing = references.filter((reference) => {
-        const target = resolve(directory, reference);
-        if (!existsSync(target)) return true;
-        return (
-          statSync(target).isDirectory() &&
-          !['kustomization.yaml', 'kustomization.yml', 'Kustomization'].some((name) =>
-            existsSync(join(target, name)),
-          )
-        );
-      });
-      expect(missing).toEqual([]);
-    },
-  );
-
-  it('uses every manifest under deploy/kubernetes in some kustomization', () => {
-    const referenced = new Set<string>();
-    for (const file of kustomizations.filter((path) => path.startsWith(KUBERNETES))) {
-      const [kustomization] = yamlDocuments(file);
-      for (const entry of [
-        ...(kustomization.resources ?? []),
-        ...(kustomization.patches ?? []).map((patch: { path?: string }) => patch.path),
-      ]) {
-        if (typeof entry === 'string') referenced.add(resolve(dirname(file), entry));
-      }
-    }
-    const manifests = yamlFiles.filter(
-      (file) => file.startsWith(KUBERNETES) && !kustomizations.includes(file),
-    );
-    expect(manifests.filter((file) => !referenced.has(file)).map((f) => relative(ROOT, f))).toEqual(
-      [],
-    );
-  });
-
-  it('commits no Secret and reads DATABASE_URL and SECRET_ENCRYPTION_KEY from svc-webhooks-secrets', () => {
-    const objects = yamlFiles.flatMap(yamlDocuments);
-    expect(objects.filter((object) => object.kind === 'Secret')).toEqual([]);
-    for (const kustomization of kustomizations.map((file) => yamlDocuments(file)[0])) {
-      expect(kustomization.secretGenerator ?? []).toEqual([]);
-    }
-    const workloads = filesUnder(join(KUBERNETES, 'base'), /\.ya?ml$/)
-      .flatMap(yamlDocuments)
-      .filter((object) => ['Deployment', 'Job'].includes(object.kind));
-    expect(workloads.map((object) => object.metadata.name).sort()).toEqual([
-      'svc-webhooks-api',
-      'svc-webhooks-auth',
-      'svc-webhooks-delivery',
-      'svc-webhooks-migrate',
-    ]);
-    for (const workload of workloads) {
-      for (const container of workload.spec.template.spec.containers) {
-        const fromSecret = Object.fromEntries(
-          (container.env ?? [])
-            .filter((variable: any) => variable.valueFrom?.secretKeyRef)
-            .map((variable: any) => [variable.name, variable.valueFrom.secretKeyRef.name]),
-        );
-        expect(fromSecret).toMatchObject({
-          DATABASE_URL: 'svc-webhooks-secrets',
-          SECRET_ENCRYPTION_KEY: 'svc-webhooks-secrets',
-        });
-        expect(
-          (container.env ?? []).filter((variable: any) => variable.value !== undefined),
-        ).toEqual([]);
-      }
-    }
-  });
-
-  it('runs every container hardened, bounded and probed', () => {
-    const base = filesUnder(join(KUBERNETES, 'base'), /\.ya?ml$/).flatMap(yamlDocuments);
-    const workloads = base.filter((object) => ['Deployment', 'Job'].includes(object.kind));
-    for (const workload of workloads) {
-      const pod = workload.spec.template.spec;
-      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
-      for (const container of pod.containers) {
-        const where = `${workload.metadata.name}/${container.name}`;
-        expect({ where, image: container.image }).toEqual({ where, image: 'svc-webhooks' });
-        expect(container.securityContext).toMatchObject({
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          capabilities: { drop: ['ALL'] },
-        });
-        expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
-        expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
-        if (workload.kind === 'Deployment') {
-          expect(container.command).toEqual(['node', `dist/apps/${container.name}/src/main.js`]);
-          expect(container.livenessProbe.httpGet.path).toBe('/healthz');
-          expect(container.readinessProbe.httpGet.path).toBe('/readyz');
-          // Probes and scrapes use the management port, which no public Service exposes.
-          for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-            expect(container[probe].httpGet.port).toBe('management');
-          }
-        } else {
-          expect(container.command.slice(0, 3)).toEqual([
-            'node',
-            'dist/apps/cli/src/main.js',
-            'migrate',
-          ]);
-        }
-      }
-    }
-    for (const service of base.filter((object) => object.kind === 'Service')) {
-      const names = service.spec.ports.map((port: any) => port.name);
-      expect({ service: service.metadata.name, names }).toEqual({
-        service: service.metadata.name,
-        names:
-          service.metadata.name.endsWith('-management') ||
-          service.metadata.name === 'svc-webhooks-delivery'
-            ? ['management']
-            : ['http'],
-      });
-    }
-    const budgets = base.filter((object) => object.kind === 'PodDisruptionBudget');
-    expect(budgets.map((budget) => budget.metadata.name)).toEqual(
-      expect.arrayContaining(['svc-webhooks-api', 'svc-webhooks-delivery']),
-    );
-  });
-
-  it.each(['staging', 'production'])('the %s overlay sets the image tag and NODE_ENV', (name) => {
-    const [kustomization] = yamlDocuments(join(KUBERNETES, 'overlays', name, 'kustomization.yaml'));
-    expect(kustomization.images).toEqual([
-      expect.objectContaining({ name: 'svc-webhooks', newTag: expect.any(String) }),
-    ]);
-    const config = kustomization.configMapGenerator.find(
-      (generator: { name: string }) => generator.name === 'svc-webhooks-config',
-    );
-    expect(config.literals).toContain('NODE_ENV=production');
-    expect(kustomization.replicas.length).toBeGreaterThan(0);
-  });
-});
-
-/** /readyz once NATS, which the apps connect to in the background, has answered (or 10 s). */
-async function readyStatus(baseUrl: string): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { status } = await http(baseUrl, 'GET', '/readyz');
-    if (status === 200 || Date.now() > deadline) return status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The value of one sample of a scrape whose labels include `labels`, or undefined. */
 function sampleValue(
@@ -405,7 +87,7 @@ async function exerciseDeliveryEngine(
 }
 
 describe('dashboard and alert queries use only metrics the apps export', () => {
-  let apps: Pick<RunningApp, 'name' | 'baseUrl' | 'managementUrl' | 'close'>[] = [];
+  let apps: ScrapedApp[] = [];
   let stack: DeliveryStack | undefined;
   let receiver: HttpsReceiver | undefined;
   /** api, auth and a delivery engine, all freshly started. */
@@ -416,38 +98,28 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
   let engineAtWork = '';
 
   beforeAll(async () => {
-    const started = await Promise.allSettled([
-      startApi(),
-      startAuth(),
-      startDelivery(),
-      startDeliveryStack({ DELIVERY_MAX_ATTEMPTS: '2' }),
-      startHttpsReceiver({
-        behaviour: (request) => ({ status: request.path === '/failing' ? 500 : 200 }),
-      }),
+    const [threeApps, [deliveryStack, httpsReceiver]] = await Promise.all([
+      Promise.allSettled(startingApps()),
+      Promise.allSettled([
+        startDeliveryStack({ DELIVERY_MAX_ATTEMPTS: '2' }),
+        startHttpsReceiver({
+          behaviour: (request) => ({ status: request.path === '/failing' ? 500 : 200 }),
+        }),
+      ]),
     ]);
-    const [api, auth, delivery, deliveryStack, httpsReceiver] = started;
-    apps = [
-      api.status === 'fulfilled' && { ...api.value, name: 'api' },
-      auth.status === 'fulfilled' && auth.value,
-      delivery.status === 'fulfilled' && delivery.value,
-    ].filter((app) => app !== false);
+    apps = startedApps(threeApps);
     stack = deliveryStack.status === 'fulfilled' ? deliveryStack.value : undefined;
     receiver = httpsReceiver.status === 'fulfilled' ? httpsReceiver.value : undefined;
-    const failure = started.find((result) => result.status === 'rejected');
+    const failure = [...threeApps, deliveryStack, httpsReceiver].find(
+      (result) => result.status === 'rejected',
+    );
     if (failure) throw failure.reason;
 
     for (const app of apps) {
-      // real traffic, so the HTTP counter and histogram have series to show; probes and scrapes
-      // go to the management port (ADR 0019), which counts them under their own routes
-      expect((await http(app.managementUrl, 'GET', '/healthz')).status).toBe(200);
-      expect(await readyStatus(app.managementUrl)).toBe(200);
-      expect((await http(app.baseUrl, 'GET', '/no-such-route')).status).toBe(404);
-      const scrape = await http(app.managementUrl, 'GET', '/metrics');
-      expect(scrape.status).toBe(200);
-      expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
-      scrapes.set(app.name, scrape.text);
-      parseExposition(scrape.text, exported);
-      if (app.name !== 'delivery') parseExposition(scrape.text, exportedAtWork);
+      const scrape = await scrapeAfterTraffic(app);
+      scrapes.set(app.name, scrape);
+      parseExposition(scrape, exported);
+      if (app.name !== 'delivery') parseExposition(scrape, exportedAtWork);
     }
     engineAtWork = await exerciseDeliveryEngine(stack!, receiver!);
     parseExposition(engineAtWork, exportedAtWork);
@@ -588,35 +260,55 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
   });
 });
 
-describe('alert rules', () => {
-  it('page with a severity, a summary, a description and a runbook note', () => {
-    const alerts = ruleGroups().flatMap((group) => group.rules.filter((rule) => rule.alert));
-    expect(alerts.map((rule) => rule.alert)).toEqual(
-      expect.arrayContaining([
-        'SvcWebhooksApiHigh5xxRatio',
-        'SvcWebhooksApiLatencyP99High',
-        'SvcWebhooksAppDown',
-        'SvcWebhooksDeliveriesAbandoned',
-        'SvcWebhooksDeliveryDeadLetters',
-        'SvcWebhooksDeliveryDueBacklogHigh',
-        'SvcWebhooksDeliveryFailureRatioHigh',
-        'SvcWebhooksDeliveryLatencyP99High',
-        'SvcWebhooksEventLoopLagHigh',
-      ]),
-    );
-    for (const rule of alerts) {
-      expect({ alert: rule.alert, severity: rule.labels?.severity }).toEqual({
-        alert: rule.alert,
-        severity: expect.stringMatching(/^(critical|warning|info)$/),
-      });
-      expect(rule.for).toMatch(/^\d+[smh]$/);
-      for (const key of ['summary', 'description', 'runbook']) {
-        expect({ alert: rule.alert, key, empty: !rule.annotations?.[key]?.trim() }).toEqual({
-          alert: rule.alert,
-          key,
-          empty: false,
-        });
+describe("the dashboard's Dependencies and consumer row", () => {
+  /** Metric names the queries of one row's panels use (the panels between it and the next row). */
+  function metricsOfRow(title: string): string[] {
+    const panels: any[] = dashboard().panels;
+    const start = panels.findIndex((panel) => panel.type === 'row' && panel.title === title);
+    expect(start).toBeGreaterThanOrEqual(0);
+    const end = panels.findIndex((panel, index) => index > start && panel.type === 'row');
+    return [
+      ...new Set(
+        panels
+          .slice(start + 1, end < 0 ? undefined : end)
+          .flatMap((panel) => panel.targets ?? [])
+          .flatMap((target: { expr: string }) => namesInQuery(target.expr).metrics),
+      ),
+    ].sort();
+  }
+
+  it('draws every build, pool, NATS, consumer and readiness metric the apps export', () => {
+    expect(metricsOfRow('Dependencies and consumer')).toEqual([
+      'svc_build_info',
+      'svc_database_pool_connections',
+      'svc_database_pool_max_connections',
+      'svc_database_pool_waiting_clients',
+      'svc_delivery_consumer_ack_pending_messages',
+      'svc_delivery_consumer_pending_messages',
+      'svc_delivery_consumer_redelivered_messages',
+      'svc_nats_connected',
+      'svc_nats_disconnects_total',
+      'svc_nats_reconnects_total',
+      'svc_readiness_check_ok',
+    ]);
+  });
+
+  it('no two panels of the dashboard overlap or share an id', () => {
+    const owner = new Map<string, string>();
+    const overlaps: string[] = [];
+    for (const panel of dashboard().panels) {
+      const { x, y, w, h } = panel.gridPos;
+      for (let row = y; row < y + h; row++) {
+        for (let column = x; column < x + w; column++) {
+          const cell = `${column},${row}`;
+          const taken = owner.get(cell);
+          if (taken) overlaps.push(`"${panel.title}" over "${taken}" at ${cell}`);
+          owner.set(cell, panel.title);
+        }
       }
     }
+    expect(overlaps).toEqual([]);
+    const ids = dashboard().panels.map((panel: { id: number }) => panel.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -19,6 +19,15 @@ const NATS_NAMES = [
 const rendered = new Map<string, K8sObject[]>(
   OVERLAYS.map((name) => [name, render(join(KUBERNETES, 'overlays', name))]),
 );
+/** Each overlay's migration Job, as the optional component renders it into that overlay. */
+const migrateJobs = new Map<string, K8sObject[]>(
+  OVERLAYS.map((name) => [
+    name,
+    render(join(KUBERNETES, 'overlays', name), [join(KUBERNETES, 'components/migrate-job')]).filter(
+      (o) => o.kind === 'Job',
+    ),
+  ]),
+);
 
 function config(objects: K8sObject[]): Record<string, string> {
   return objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'svc-webhooks-config')!
@@ -79,32 +88,35 @@ describe.each(OVERLAYS)('the %s overlay, rendered', (overlay) => {
     expect(new Set(objects.map((o) => o.metadata.namespace)).size).toBe(1);
   });
 
-  it.each(pods(objects))('%s: probes, limits, non-root, read-only root, pinned image', (_, pod) => {
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-    for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
-      expect(container.image).toMatch(/^[^:@]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/);
-      expect(container.image).not.toMatch(/:latest$/);
-      expect(container.securityContext).toMatchObject({
-        readOnlyRootFilesystem: true,
-        allowPrivilegeEscalation: false,
-      });
-      expect(container.resources.limits).toEqual({
-        cpu: expect.anything(),
-        memory: expect.anything(),
-      });
-      expect(container.resources.requests).toEqual({
-        cpu: expect.anything(),
-        memory: expect.anything(),
-      });
-    }
-    if (pod.restartPolicy === undefined) {
-      for (const container of pod.containers) {
-        for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-          expect(container[probe].httpGet.port).toBe('management');
+  it.each(pods([...objects, ...migrateJobs.get(overlay)!]))(
+    '%s: probes, limits, non-root, read-only root, pinned image',
+    (_, pod) => {
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        expect(container.image).toMatch(/^[^:@]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/);
+        expect(container.image).not.toMatch(/:latest$/);
+        expect(container.securityContext).toMatchObject({
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+        });
+        expect(container.resources.limits).toEqual({
+          cpu: expect.anything(),
+          memory: expect.anything(),
+        });
+        expect(container.resources.requests).toEqual({
+          cpu: expect.anything(),
+          memory: expect.anything(),
+        });
+      }
+      if (pod.restartPolicy === undefined) {
+        for (const container of pod.containers) {
+          for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+            expect(container[probe].httpGet.port).toBe('management');
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it('autoscales the API and the delivery engine, never below two replicas', () => {
     const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');

@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RUNBOOKS } from './deploy-files';
+import { alertRules } from './monitoring-files';
+import { kebabCase, runbookFiles, runbookPath, runbookProblems } from './runbooks';
+
+/**
+ * The alert rules of deploy/monitoring/prometheus-rules.yaml as an on-call engineer reads them:
+ * labelled, annotated, each with its runbook in docs/runbooks (runbooks.ts).
+ */
+describe('alert rules', () => {
+  it('page with a severity, a summary, a description and a runbook note', () => {
+    const alerts = alertRules();
+    expect(alerts.map((rule) => rule.alert)).toEqual(
+      expect.arrayContaining([
+        'SvcWebhooksApiHigh5xxRatio',
+        'SvcWebhooksApiLatencyP99High',
+        'SvcWebhooksAppDown',
+        'SvcWebhooksDeliveriesAbandoned',
+        'SvcWebhooksDeliveryDeadLetters',
+        'SvcWebhooksDeliveryDueBacklogHigh',
+        'SvcWebhooksDeliveryFailureRatioHigh',
+        'SvcWebhooksDeliveryLatencyP99High',
+        'SvcWebhooksEventLoopLagHigh',
+      ]),
+    );
+    for (const rule of alerts) {
+      expect({ alert: rule.alert, severity: rule.labels?.severity }).toEqual({
+        alert: rule.alert,
+        severity: expect.stringMatching(/^(critical|warning|info)$/),
+      });
+      expect(rule.for).toMatch(/^\d+[smh]$/);
+      for (const key of ['summary', 'description', 'runbook']) {
+        expect({ alert: rule.alert, key, empty: !rule.annotations?.[key]?.trim() }).toEqual({
+          alert: rule.alert,
+          key,
+          empty: false,
+        });
+      }
+    }
+  });
+
+  it('include the consumer-lag and dependency-outage alerts', () => {
+    const alerts = new Map(alertRules().map((rule) => [rule.alert, rule]));
+    const uses = (alert: string) => String(alerts.get(alert)?.expr ?? '');
+    expect(uses('SvcWebhooksDeliveryConsumerLagHigh')).toContain(
+      'svc_delivery_consumer_pending_messages',
+    );
+    expect(uses('SvcWebhooksDeliveryConsumerAckPendingHigh')).toContain(
+      'svc_delivery_consumer_ack_pending_messages',
+    );
+    expect(uses('SvcWebhooksNatsDisconnected')).toMatch(/svc_nats_connected\{[^}]*\}\) == 0$/);
+    expect(uses('SvcWebhooksDatabasePoolSaturated')).toContain('svc_database_pool_waiting_clients');
+    expect(uses('SvcWebhooksDatabaseUnreachable')).toContain('check="postgres"');
+    expect(uses('SvcWebhooksDeliveryEngineNotReady')).toContain(
+      'svc_readiness_check_ok{job="svc-webhooks", app="delivery"}',
+    );
+    expect(uses('SvcWebhooksDeliveryStopped')).toContain('svc_readiness_check_ok');
+    for (const alert of ['SvcWebhooksNatsDisconnected', 'SvcWebhooksDatabaseUnreachable']) {
+      expect(alerts.get(alert)?.labels?.severity).toBe('critical');
+      expect(alerts.get(alert)?.for).toMatch(/^[1-9]m$/); // "for some minutes"
+    }
+  });
+
+  it('have distinct names', () => {
+    const names = alertRules().map((rule) => rule.alert);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+describe('runbooks', () => {
+  it('every alert links its runbook, and every runbook belongs to an alert', () => {
+    const files = runbookFiles();
+    expect(files.length).toBe(alertRules().length);
+    expect(runbookProblems(alertRules(), files)).toEqual([]);
+  });
+
+  it('the index lists every runbook with its severity', () => {
+    const rows = readFileSync(join(RUNBOOKS, 'README.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| ['));
+    expect(rows.map((row) => row.replace(/\s+/g, ' '))).toEqual(
+      alertRules().map(
+        (rule) => `| [${rule.alert}](${kebabCase(rule.alert)}.md) | ${rule.labels?.severity} |`,
+      ),
+    );
+  });
+
+  it('names runbooks after their alerts in kebab case', () => {
+    expect(runbookPath('SvcWebhooksApiLatencyP99High')).toBe(
+      'docs/runbooks/svc-webhooks-api-latency-p99-high.md',
+    );
+    expect(kebabCase('SvcWebhooksApiHigh5xxRatio')).toBe('svc-webhooks-api-high5xx-ratio');
+  });
+
+  it('reports a missing, wrong or unknown runbook_url, a bad runbook and an orphan (the check can fail)', () => {
+    const good =
+      '# SvcWebhooksX\n\n**Severity:** warning.\n\n## Meaning\n## Impact\n## Diagnosis\n## Mitigation\n';
+    const files: Record<string, string> = {
+      'docs/runbooks/svc-webhooks-x.md': good,
+      'docs/runbooks/svc-webhooks-y.md': '# SvcWebhooksY\n\n**Severity:** info.\n\n## Meaning\n',
+      'docs/runbooks/svc-webhooks-orphan.md': good,
+    };
+    const alert = (name: string, annotations: Record<string, string>, severity = 'warning') => ({
+      alert: name,
+      expr: 'up == 0',
+      labels: { severity },
+      annotations,
+    });
+    expect(
+      runbookProblems(
+        [
+          alert('SvcWebhooksX', { runbook_url: 'docs/runbooks/svc-webhooks-x.md' }),
+          alert('SvcWebhooksY', { runbook_url: 'docs/runbooks/svc-webhooks-y.md' }, 'critical'),
+          alert('SvcWebhooksZ', {}),
+          alert('SvcWebhooksW', { runbook_url: 'docs/runbooks/w.md' }),
+        ],
+        Object.keys(files).sort(),
+        (path) => files[path],
+      ),
+    ).toEqual([
+      'SvcWebhooksY: docs/runbooks/svc-webhooks-y.md does not say "**Severity:** critical."',
+      'SvcWebhooksY: docs/runbooks/svc-webhooks-y.md has no "## Impact" section',
+      'SvcWebhooksY: docs/runbooks/svc-webhooks-y.md has no "## Diagnosis" section',
+      'SvcWebhooksY: docs/runbooks/svc-webhooks-y.md has no "## Mitigation" section',
+      'SvcWebhooksZ: no runbook_url annotation',
+      'SvcWebhooksW: runbook_url is docs/runbooks/w.md, not docs/runbooks/svc-webhooks-w.md',
+      'SvcWebhooksW: docs/runbooks/w.md does not exist',
+      'docs/runbooks/svc-webhooks-orphan.md: no alert links to it',
+    ]);
+  });
+});
