@@ -94,6 +94,30 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(schema('TenantPage')(tenants.body)).toBe(true);
   });
 
+  it('documents the recover answer, with whether more are left to re-drive (ADR 0022)', async () => {
+    const operation = document.paths['/v1/webhooks/{id}/recover'].post;
+    expect(operation.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/RecoveryResponse',
+    );
+    const recovery = document.components.schemas.RecoveryResponse;
+    expect([...recovery.required].sort()).toEqual([
+      'endpoint',
+      'more_to_redrive',
+      'redriven_deliveries',
+    ]);
+    expect(recovery.properties.more_to_redrive.type).toBe('boolean');
+    const list = await http(api.baseUrl, 'GET', '/v1/webhooks', { key });
+    const response = await http(
+      api.baseUrl,
+      'POST',
+      `/v1/webhooks/${list.body.data[0].id}/recover`,
+      { key, json: { redrive_abandoned_since: '2026-01-01T00:00:00Z' } },
+    );
+    expect(response.status).toBe(200);
+    expect(schema('RecoveryResponse')(response.body)).toBe(true);
+    expect(Object.keys(response.body).sort()).toEqual(Object.keys(recovery.properties).sort());
+  });
+
   it('lists only routes that exist, each behind authentication', async () => {
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.keys(methods as object).map((method) => [

@@ -167,6 +167,7 @@ describe('failed attempts, retries and endpoint status (spec 3, 6.4, 7)', () => 
       expect(recovered.body).toEqual({
         endpoint: expect.objectContaining({ id: endpoint.id, status: 'active' }),
         redriven_deliveries: 2,
+        more_to_redrive: false,
       });
 
       await waitFor(async () => {
@@ -201,6 +202,7 @@ describe('failed attempts, retries and endpoint status (spec 3, 6.4, 7)', () => 
       });
       expect(plain.status).toBe(200);
       expect(plain.body.redriven_deliveries).toBe(0);
+      expect(plain.body.more_to_redrive).toBe(false);
       const bad = await http(stack.api.baseUrl, 'POST', `/v1/webhooks/${endpoint.id}/recover`, {
         key,
         json: { redrive_abandoned_since: 'yesterday' },

@@ -96,6 +96,7 @@ describe('the append-only event log', () => {
         'OAuthGrants1763800000000',
         'EventIdentityPerTenant1763820000000',
         'EndpointEnvironments1763840000000',
+        'DeliveryDataPartitions1763860000000',
       ]);
       expect(await migrateDatabase(database.url)).toEqual([]);
     } finally {

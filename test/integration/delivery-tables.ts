@@ -54,5 +54,12 @@ export async function recordDelivery(
 }
 
 export function payloadOf(tenantId: string, eventId: string, body = '{}'): InboundPayload {
-  return { tenantId, eventId, type: 'alert.created', body, traceContext: null };
+  return {
+    tenantId,
+    eventId,
+    type: 'alert.created',
+    body,
+    traceContext: null,
+    retentionKey: new Date(),
+  };
 }

@@ -128,7 +128,8 @@ describe('DeliveryWorkQueue', () => {
     ]);
     await db.dataSource.transaction((manager) =>
       manager.query(
-        `INSERT INTO inbound_events (event_id, tenant_id, type, body) VALUES ($1, 'ten_other', 'alert.created', '{}')`,
+        `INSERT INTO inbound_events (event_id, tenant_id, type, body, retention_key)
+         VALUES ($1, 'ten_other', 'alert.created', '{}', now())`,
         ['evt_shared'],
       ),
     );

@@ -19,6 +19,8 @@ import {
  * names carry the run id, so concurrent runs never touch each other's. Only relative imports
  * here: Jest maps no path aliases for global setup.
  */
+const DAY_MS = 24 * 3600_000;
+
 export default async function globalSetup(): Promise<void> {
   if (hasCurrentRunId()) {
     // The integration and e2e projects share one run (and template) in one jest invocation.
@@ -44,5 +46,10 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await admin.end();
   }
-  await migrateDatabase(databaseUrl(templateDatabase(run)));
+  // Partitions of delivery data for today and the days ahead: a run lasts minutes.
+  await migrateDatabase(databaseUrl(templateDatabase(run)), {
+    retentionMs: 30 * DAY_MS,
+    partitionWidthMs: DAY_MS,
+    aheadPartitions: 2,
+  });
 }

@@ -112,11 +112,13 @@ async function main(): Promise<void> {
     NATS_URL: nats.url,
     SECRET_ENCRYPTION_KEY: encryptionKey,
   });
-  const applied = await migrateDatabase(config.database.url).catch((error: Error) => {
-    throw new LocalStackError(
-      `cannot migrate the database at ${withoutPassword(config.database.url)}: ${error.message}`,
-    );
-  });
+  const applied = await migrateDatabase(config.database.url, config.retention).catch(
+    (error: Error) => {
+      throw new LocalStackError(
+        `cannot migrate the database at ${withoutPassword(config.database.url)}: ${error.message}`,
+      );
+    },
+  );
   logger.info({ applied }, applied.length ? 'applied migrations' : 'database is up to date');
   await writeLocalStackFile(settings.dataDir, {
     databaseUrl: database.url,

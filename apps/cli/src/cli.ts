@@ -7,6 +7,7 @@ import { listenCommand } from './commands/listen.command';
 import { migrateCommand } from './commands/migrate.command';
 import { oauthClientsCommand } from './commands/oauth-clients.command';
 import { projectionsCommand } from './commands/projections.command';
+import { retentionCommand } from './commands/retention.command';
 import { tenantsCommand } from './commands/tenants.command';
 import { usersCommand } from './commands/users.command';
 
@@ -28,6 +29,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     usersCommand,
     oauthClientsCommand,
     projectionsCommand,
+    retentionCommand,
     eventsCommand,
     listenCommand,
   ]) {

@@ -17,6 +17,7 @@ import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
+import { RetentionKeeper } from './retention/retention-keeper';
 import { RetryScheduler } from './retries/retry-scheduler';
 
 /**
@@ -47,6 +48,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     private readonly health: RecordingHealth,
     private readonly scheduler: RetryScheduler,
     private readonly intakeFactory: EventIntakeFactory,
+    private readonly retention: RetentionKeeper,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -63,6 +65,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       await this.scheduler.stop();
     }
     await this.recorder.drain();
+    await this.retention.stop();
     this.notices?.unsubscribe();
     await this.sender.close();
     this.logger.log('stopped: in-flight attempts finished and recorded');
@@ -90,6 +93,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async start(connection: NatsConnection): Promise<void> {
+    // The partitions this engine's records go to exist before it takes any work (ADR 0023).
+    await this.retention.start();
     const settings = this.config.jetstream;
     const summary = await provisionJetStream(connection, settings);
     this.logger.log(`JetStream ready: ${JSON.stringify(summary)}`);

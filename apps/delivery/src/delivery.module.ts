@@ -19,6 +19,7 @@ import { DeadLetterPark } from './intake/dead-letter';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
+import { RetentionKeeper } from './retention/retention-keeper';
 import { RetryScheduler } from './retries/retry-scheduler';
 
 /**
@@ -92,6 +93,18 @@ export class DeliveryModule {
           inject: [HttpSender, DeliveryRecorder, DeliveryMetrics],
         },
         {
+          provide: RetentionKeeper,
+          useFactory: (db: DataSource, r: Registry) => {
+            const { minIntervalMs, maxIntervalMs } = ENGINE_TUNING.retention;
+            const quarter = config.retention.partitionWidthMs / 4;
+            return new RetentionKeeper(db, r, {
+              settings: config.retention,
+              intervalMs: Math.max(minIntervalMs, Math.min(maxIntervalMs, quarter)),
+            });
+          },
+          inject: [DataSource, METRICS_REGISTRY],
+        },
+        {
           provide: RetryScheduler,
           useFactory: (
             queue: DeliveryWorkQueue,
@@ -154,6 +167,7 @@ export class DeliveryModule {
                     busyEndpointDelayMs: ENGINE_TUNING.intake.busyEndpointDelayMs,
                     retryFailedMessageMs: ENGINE_TUNING.intake.retryFailedMessageMs,
                     ackWaitMs: jetstream.ackWaitMs,
+                    retention: config.retention,
                   },
                 ),
             ),

@@ -45,6 +45,15 @@ export const ENGINE_TUNING = {
     /** At shutdown, how long held records may wait for the database before they are given up. */
     drainGiveUpMs: 10_000,
   },
+  retention: {
+    /**
+     * Partition maintenance runs a quarter of a partition's width apart, at most this far: with
+     * three partitions made ahead (libs/database), a stalled job has days to be noticed at the
+     * default width, and the retention alert fires long before inserts could find none.
+     */
+    maxIntervalMs: 300_000,
+    minIntervalMs: 5_000,
+  },
   /** While commits fail, the database is probed this often; work resumes on the first answer. */
   recordingProbeIntervalMs: 1000,
   /**

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 72_000,
       maxConnections: 1024,
     });
-    expect(config.webhooks.allowedPrivateCidrs).toEqual([]);
+    expect(config.webhooks).toEqual({ allowedPrivateCidrs: [], recoverRedriveLimit: 10_000 });
     expect(config.secrets.usingDevelopmentKey).toBe(true);
   });
 
@@ -57,6 +57,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the cap of one recover call and refuses one below 1', () => {
+    expect(loadConfig({ ...base, WEBHOOK_RECOVER_REDRIVE_LIMIT: '500' }).webhooks).toMatchObject({
+      recoverRedriveLimit: 500,
+    });
+    expect(() => loadConfig({ ...base, WEBHOOK_RECOVER_REDRIVE_LIMIT: '0' })).toThrow(
+      /WEBHOOK_RECOVER_REDRIVE_LIMIT/,
+    );
+  });
+
   it('requires DATABASE_URL', () => {
     expect(() => loadConfig({})).toThrow(/DATABASE_URL: is required/);
   });
@@ -91,5 +100,30 @@ describe('delivery and JetStream settings', () => {
       /"soon" is not a duration/,
     );
     expect(() => loadConfig({ ...base, DELIVERY_TIMEOUT: '10' })).toThrow(/DELIVERY_TIMEOUT/);
+  });
+});
+
+describe('retention of delivery data (ADR 0023)', () => {
+  it('keeps 30 days in day-wide partitions by default', () => {
+    expect(loadConfig(base).retention).toEqual({
+      retentionMs: 30 * 86_400_000,
+      partitionWidthMs: 86_400_000,
+    });
+  });
+
+  it('reads a shortened retention (the storage benchmark: minutes)', () => {
+    expect(
+      loadConfig({ ...base, DELIVERY_DATA_RETENTION: '5m', DELIVERY_DATA_PARTITION_WIDTH: '1m' })
+        .retention,
+    ).toEqual({ retentionMs: 300_000, partitionWidthMs: 60_000 });
+  });
+
+  it('refuses partitions wider than retention, or narrower than a minute', () => {
+    expect(() =>
+      loadConfig({ ...base, DELIVERY_DATA_RETENTION: '1h', DELIVERY_DATA_PARTITION_WIDTH: '2h' }),
+    ).toThrow(/DELIVERY_DATA_PARTITION_WIDTH/);
+    expect(() => loadConfig({ ...base, DELIVERY_DATA_PARTITION_WIDTH: '10s' })).toThrow(
+      /DELIVERY_DATA_PARTITION_WIDTH/,
+    );
   });
 });

@@ -57,6 +57,9 @@ const durationList = z
 const positiveInt = (fallback: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback);
 
+/** Abandoned deliveries one `POST /v1/webhooks/{id}/recover` re-drives at most (ADR 0022). */
+export const DEFAULT_RECOVER_REDRIVE_LIMIT = 10_000;
+
 const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -86,6 +89,7 @@ const environmentSchema = z.object({
   SECRET_ENCRYPTION_KEY: base64Key.optional(),
   SECRET_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(base64Key)),
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: cidrList,
+  WEBHOOK_RECOVER_REDRIVE_LIMIT: positiveInt(DEFAULT_RECOVER_REDRIVE_LIMIT, 1_000_000),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   NATS_SUBJECT_ROOT: z
     .string()
@@ -117,6 +121,8 @@ const environmentSchema = z.object({
   DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: positiveInt(8, 1000),
   DELIVERY_SCHEDULER_INTERVAL: duration.prefault('500ms'),
   DELIVERY_EXTRA_CA_FILE: z.string().min(1).optional(),
+  DELIVERY_DATA_RETENTION: duration.prefault('30d'),
+  DELIVERY_DATA_PARTITION_WIDTH: duration.prefault('1d'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   AUTH_ISSUER: z.url().default('http://localhost:8081'),
   AUTH_AUDIENCE: z.string().min(1).default('svc-api'),
@@ -168,7 +174,11 @@ export interface AppConfig {
     encryptionKeys: string[];
     usingDevelopmentKey: boolean;
   };
-  webhooks: { allowedPrivateCidrs: string[] };
+  webhooks: {
+    allowedPrivateCidrs: string[];
+    /** Abandoned deliveries one recover call re-drives at most; the answer says if more are left. */
+    recoverRedriveLimit: number;
+  };
   http: {
     bodyLimitBytes: number;
     /** Whole request (headers and body) must arrive within this; then 408 and close. */
@@ -202,6 +212,11 @@ export interface AppConfig {
     /** PEM file of CAs trusted besides the system ones (tests use their own CA). */
     extraCaFile?: string;
   };
+  /**
+   * Delivery data (bodies, delivery events, deliveries, attempts) is kept this long after its
+   * delivery was created, in partitions this wide, dropped whole (ADR 0023).
+   */
+  retention: { retentionMs: number; partitionWidthMs: number };
   tracing: { otlpEndpoint?: string };
   auth: {
     /** The `iss` of access tokens: the authorization server's base URL. */
@@ -331,6 +346,14 @@ export function loadNatsConfig(env: NodeJS.ProcessEnv = process.env): {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const values = parseEnvironment(environmentSchema, env);
+  if (
+    values.DELIVERY_DATA_PARTITION_WIDTH < 60_000 ||
+    values.DELIVERY_DATA_PARTITION_WIDTH > values.DELIVERY_DATA_RETENTION
+  ) {
+    throw new ConfigError([
+      'DELIVERY_DATA_PARTITION_WIDTH: must be at least 1m and at most DELIVERY_DATA_RETENTION',
+    ]);
+  }
   if (values.NODE_ENV === 'production' && !values.SECRET_ENCRYPTION_KEY) {
     throw new ConfigError([
       'SECRET_ENCRYPTION_KEY: is required when NODE_ENV=production; it encrypts webhook secrets at rest (generate one with `openssl rand -base64 32`)',
@@ -352,7 +375,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       encryptionKeys: [activeKey, ...values.SECRET_ENCRYPTION_PREVIOUS_KEYS],
       usingDevelopmentKey: values.SECRET_ENCRYPTION_KEY === undefined,
     },
-    webhooks: { allowedPrivateCidrs: values.WEBHOOK_ALLOWED_PRIVATE_CIDRS },
+    webhooks: {
+      allowedPrivateCidrs: values.WEBHOOK_ALLOWED_PRIVATE_CIDRS,
+      recoverRedriveLimit: values.WEBHOOK_RECOVER_REDRIVE_LIMIT,
+    },
     http: {
       bodyLimitBytes: values.API_BODY_LIMIT_BYTES,
       requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT,
@@ -378,6 +404,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxConcurrencyPerEndpoint: values.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT,
       schedulerIntervalMs: values.DELIVERY_SCHEDULER_INTERVAL,
       extraCaFile: values.DELIVERY_EXTRA_CA_FILE,
+    },
+    retention: {
+      retentionMs: values.DELIVERY_DATA_RETENTION,
+      partitionWidthMs: values.DELIVERY_DATA_PARTITION_WIDTH,
     },
     tracing: { otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT },
     auth: {

@@ -1,4 +1,5 @@
-import { monotonicFactory } from 'ulid';
+import { createHash } from 'node:crypto';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /** Every identifier the service assigns is a type prefix plus a lowercase ULID (time-sortable). */
 export const ID_PREFIXES = {
@@ -27,4 +28,22 @@ const ULID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
 
 export function isId(prefix: IdPrefix, value: unknown): value is string {
   return typeof value === 'string' && new RegExp(`^${prefix}_${ULID_BODY}$`).test(value);
+}
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * An id that is a function of what it names: the ULID's time part is `time`, its 80 random bits
+ * come from SHA-256 of `parts`. Two engines naming the same thing at once get the same id, so
+ * their writes meet on one stream and the log's optimistic concurrency settles the race.
+ */
+export function derivedId(prefix: IdPrefix, time: Date, parts: readonly string[]): string {
+  const digest = createHash('sha256').update(parts.join('\u0000')).digest();
+  let random = '';
+  for (let bit = 0; bit < 80; bit += 5) {
+    const byte = bit >> 3;
+    const word = (digest[byte] << 8) | digest[byte + 1];
+    random += CROCKFORD[(word >> (11 - (bit & 7))) & 31];
+  }
+  return `${prefix}_${encodeTime(time.getTime(), 10).toLowerCase()}${random}`;
 }

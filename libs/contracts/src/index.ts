@@ -5,3 +5,4 @@ export * from './event-types';
 export * from './ids';
 export * from './scopes';
 export * from './subjects';
+export * from './retention';

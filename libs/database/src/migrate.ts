@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migrations';
+import { maintainPartitions, RetentionSettings } from './retention/partition-maintenance';
 
 /** Any constant shared by every process that migrates this database. */
 const MIGRATION_LOCK = 7_301_457_001;
@@ -21,8 +22,14 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   }
 }
 
-/** Migrates the database at `url` with a short-lived connection of its own. */
-export async function migrateDatabase(url: string): Promise<string[]> {
+/**
+ * Migrates the database at `url` with a short-lived connection of its own; with `partitions`,
+ * also makes the partitions of delivery data that the coming writes need (none is dropped).
+ */
+export async function migrateDatabase(
+  url: string,
+  partitions?: RetentionSettings,
+): Promise<string[]> {
   const dataSource = await new DataSource({
     type: 'postgres',
     url,
@@ -31,7 +38,11 @@ export async function migrateDatabase(url: string): Promise<string[]> {
     poolSize: 2,
   }).initialize();
   try {
-    return await migrate(dataSource);
+    const applied = await migrate(dataSource);
+    if (partitions) {
+      await maintainPartitions(dataSource, partitions, new Date(), { drop: false });
+    }
+    return applied;
   } finally {
     await dataSource.destroy();
   }

@@ -1,3 +1,4 @@
+import { retentionKeyColumn } from '@svc/contracts';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import { StoredEvent } from './stored-event.entity';
 
@@ -82,8 +83,8 @@ export async function appendToStreams<E extends EventShape>(
   let inserted: { position: string; stream_id: string; version: number; recorded_at: Date }[];
   try {
     inserted = await manager.query(
-      `INSERT INTO events (stream_id, version, type, data, metadata)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::jsonb[])
+      `INSERT INTO events (stream_id, version, type, data, metadata, retention_key)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])
        RETURNING position::text, stream_id, version, recorded_at`,
       [
         rows.map((row) => row.streamId),
@@ -91,6 +92,8 @@ export async function appendToStreams<E extends EventShape>(
         rows.map((row) => row.type),
         rows.map((row) => JSON.stringify(row.data)),
         rows.map((row) => JSON.stringify(row.metadata)),
+        // Every event of a stream in one partition: uniqueness there is uniqueness of the stream.
+        rows.map((row) => retentionKeyColumn(row.streamId)),
       ],
     );
   } catch (error) {
@@ -147,11 +150,27 @@ export async function* readAll<E extends EventShape = UntypedEvent>(
   }
 }
 
-/** A unique index refused a row: `constraint` names which. */
+/**
+ * A unique index refused a row: `constraint` names which, by the parent table's index name. In a
+ * partitioned table the violated index is the partition's, named `<partition>_<the rest of the
+ * parent's name>` (libs/database, addPartition).
+ */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   if (!(error instanceof QueryFailedError)) {
     return false;
   }
-  const driverError = error.driverError as { code?: string; constraint?: string };
-  return driverError.code === '23505' && driverError.constraint === constraint;
+  const driverError = error.driverError as { code?: string; constraint?: string; table?: string };
+  if (driverError.code !== '23505' || !driverError.constraint) {
+    return false;
+  }
+  if (driverError.constraint === constraint) {
+    return true;
+  }
+  const partition = driverError.table ?? '';
+  const parent = partition.replace(/_(p\d{8}t\d{6}|legacy|kept)$/, '');
+  return (
+    parent !== partition &&
+    constraint.startsWith(`${parent}_`) &&
+    driverError.constraint === `${partition}_${constraint.slice(parent.length + 1)}`
+  );
 }

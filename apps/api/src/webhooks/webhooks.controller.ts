@@ -99,7 +99,8 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOkResponse({
     type: RecoveryResponse,
-    description: 'The endpoint is active; re-driven deliveries are due now.',
+    description:
+      'The endpoint is active; re-driven deliveries are due now. Re-drives go in batches of 100 and stop at a cap per call; `more_to_redrive` says whether to call again.',
   })
   @ApiProblem(404, 'No such endpoint for this tenant.')
   async recover(
@@ -110,12 +111,16 @@ export class WebhooksController {
   ): Promise<RecoveryResponse> {
     // Parsed by the validation pipe (IsInstant): a valid Date, or absent.
     const since = body.redrive_abandoned_since ?? null;
-    const { endpoint, redriven } = await this.recovery.recover(
+    const { endpoint, redriven, more } = await this.recovery.recover(
       context(principal, request),
       id,
       since,
     );
-    return { endpoint: WebhookEndpointResponse.of(endpoint), redriven_deliveries: redriven };
+    return {
+      endpoint: WebhookEndpointResponse.of(endpoint),
+      redriven_deliveries: redriven,
+      more_to_redrive: more,
+    };
   }
 
   @Delete(':id')

@@ -4,9 +4,11 @@ import { cliConfig, CliIo, report } from '../cli-context';
 
 export function migrateCommand(io: CliIo, json: () => boolean): Command {
   return new Command('migrate')
-    .description('apply pending database migrations')
+    .description('apply pending database migrations and make the partitions of delivery data ahead')
     .action(async () => {
-      const applied = await migrateDatabase(cliConfig(io).database.url);
+      const config = cliConfig(io);
+      // The partitions of delivery data the apps will write into, made before they start.
+      const applied = await migrateDatabase(config.database.url, config.retention);
       report(
         io,
         json(),

@@ -2,8 +2,9 @@ import { Logger } from '@nestjs/common';
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { Context } from '@opentelemetry/api';
 import {
+  derivedId,
   EventEnvelope,
-  newId,
+  eventRetentionTime,
   RejectionReason,
   SubjectScheme,
   validateEnvelope,
@@ -39,6 +40,8 @@ export interface IntakeOptions {
   retryFailedMessageMs: number;
   /** The consumer's ack wait: messages in hand are marked in progress well within it. */
   ackWaitMs: number;
+  /** Where delivery data may be written: within retention, and partitions made ahead (ADR 0023). */
+  retention: { retentionMs: number; partitionWidthMs: number };
 }
 
 interface ValidEvent {
@@ -189,6 +192,7 @@ export class EventIntake {
       type: envelope.type,
       body,
       traceContext: traceCarrierOf(parent),
+      retentionKey: eventRetentionTime(envelope.created_at, new Date(), this.options.retention),
     };
     const publishedAtMs = message.time.getTime();
     await Promise.all(
@@ -233,7 +237,13 @@ export class EventIntake {
     publishedAtMs: number,
   ): Promise<void> {
     const identity: DeliveryIdentity = {
-      delivery_id: newId('del'),
+      // Every copy of the event names its delivery to this endpoint alike: copies racing in two
+      // engines append to one stream, and the log lets one win (ADR 0016, 0023).
+      delivery_id: derivedId('del', payload.retentionKey, [
+        envelope.tenant_id,
+        envelope.id,
+        endpoint.id,
+      ]),
       event_id: envelope.id,
       endpoint_id: endpoint.id,
       tenant_id: envelope.tenant_id,

@@ -4,6 +4,7 @@ import { UsersAndClients1763780000000 } from './1763780000000-users-and-clients'
 import { OAuthGrants1763800000000 } from './1763800000000-oauth-grants';
 import { EventIdentityPerTenant1763820000000 } from './1763820000000-event-identity-per-tenant';
 import { EndpointEnvironments1763840000000 } from './1763840000000-endpoint-environments';
+import { DeliveryDataPartitions1763860000000 } from './1763860000000-delivery-data-partitions';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   OAuthGrants1763800000000,
   EventIdentityPerTenant1763820000000,
   EndpointEnvironments1763840000000,
+  DeliveryDataPartitions1763860000000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -1,3 +1,4 @@
+import { retentionKeyColumn } from '@svc/contracts';
 import { readAll, RecordedEvent } from '@svc/event-store';
 import { EntityManager } from 'typeorm';
 import { DELIVERY_EVENT_TYPES, DeliveryAttempted, DeliveryEvent } from '../delivery-events';
@@ -13,10 +14,11 @@ async function upsertDeliveries(manager: EntityManager, states: DeliveryState[])
   }
   await manager.query(
     `INSERT INTO deliveries (id, event_id, endpoint_id, tenant_id, event_type, status, attempts, run_attempts,
-                             last_attempt_at, next_attempt_at, created_at, completed_at, version)
+                             last_attempt_at, next_attempt_at, created_at, completed_at, version, retention_key)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
-                          $8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::int[])
-     ON CONFLICT (id) DO UPDATE SET
+                          $8::int[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[], $13::int[],
+                          $14::timestamptz[])
+     ON CONFLICT (id, retention_key) DO UPDATE SET
        status = EXCLUDED.status, attempts = EXCLUDED.attempts, run_attempts = EXCLUDED.run_attempts,
        last_attempt_at = EXCLUDED.last_attempt_at, next_attempt_at = EXCLUDED.next_attempt_at,
        completed_at = EXCLUDED.completed_at, version = EXCLUDED.version`,
@@ -34,6 +36,7 @@ async function upsertDeliveries(manager: EntityManager, states: DeliveryState[])
       states.map((s) => iso(s.createdAt)),
       states.map((s) => iso(s.completedAt)),
       states.map((s) => s.version),
+      states.map((s) => retentionKeyColumn(s.id)),
     ],
   );
 }
@@ -48,9 +51,11 @@ async function insertAttempts(
   const column = <T>(pick: (a: DeliveryAttempted) => T) => attempts.map(({ data }) => pick(data));
   await manager.query(
     `INSERT INTO delivery_attempts (position, delivery_id, tenant_id, endpoint_id, event_id, attempt, succeeded,
-                                    status_code, error_kind, error_message, latency_ms, response_excerpt, attempted_at)
+                                    status_code, error_kind, error_message, latency_ms, response_excerpt, attempted_at,
+                                    retention_key)
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::boolean[],
-                          $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::timestamptz[])`,
+                          $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::timestamptz[],
+                          $14::timestamptz[])`,
     [
       attempts.map((a) => a.position),
       column((a) => a.delivery_id),
@@ -65,6 +70,7 @@ async function insertAttempts(
       column((a) => a.latency_ms),
       column((a) => a.response_excerpt),
       column((a) => a.attempted_at),
+      column((a) => retentionKeyColumn(a.delivery_id)),
     ],
   );
 }

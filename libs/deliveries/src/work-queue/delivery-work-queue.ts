@@ -8,6 +8,11 @@ export interface InboundPayload {
   type: string;
   body: string;
   traceContext: Record<string, string> | null;
+  /**
+   * The body's retention key, the same as its deliveries' (ADR 0023: `eventRetentionTime`). One
+   * value for every copy of the event, so the body is stored once.
+   */
+  retentionKey: Date;
 }
 
 /** A due delivery an engine has claimed for one lease, with its tenant's stored event. */
@@ -85,7 +90,7 @@ export class DeliveryWorkQueue {
   /** The stored body of a tenant's event, or null if none was stored. */
   async storedBody(tenantId: string, eventId: string): Promise<string | null> {
     const rows: { body: string }[] = await this.dataSource.query(
-      'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2',
+      'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2 ORDER BY retention_key LIMIT 1',
       [tenantId, eventId],
     );
     return rows[0]?.body ?? null;
@@ -126,15 +131,16 @@ export async function storePayloads(
   }
   const rows = [...unique.values()];
   await manager.query(
-    `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])
-     ON CONFLICT (tenant_id, event_id) DO NOTHING`,
+    `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[])
+     ON CONFLICT (tenant_id, event_id, retention_key) DO NOTHING`,
     [
       rows.map((r) => r.eventId),
       rows.map((r) => r.tenantId),
       rows.map((r) => r.type),
       rows.map((r) => r.body),
       rows.map((r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)),
+      rows.map((r) => r.retentionKey.toISOString()),
     ],
   );
 }
