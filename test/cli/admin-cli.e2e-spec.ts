@@ -177,7 +177,13 @@ describe('the admin CLI (svc)', () => {
     const run = await svc(['projections', 'rebuild', '--json']);
     expect(run).toMatchObject({
       code: 0,
-      json: { webhook_endpoints: before.length, deliveries: 0, attempts: 0, scheduled: 0 },
+      json: {
+        webhook_endpoints: before.length,
+        deliveries: 0,
+        attempts: 0,
+        scheduled: 0,
+        orphans_removed: 0,
+      },
     });
     expect(await api.dataSource.query('SELECT * FROM webhook_endpoints ORDER BY id')).toEqual(
       before,

@@ -8,3 +8,4 @@ export * from './projection/delivery-projection';
 export * from './projection/delivery-projection-tables';
 export * from './projection/delivery-schedule-projection';
 export * from './work-queue/delivery-work-queue';
+export * from './projection/delivery-projection-refold';

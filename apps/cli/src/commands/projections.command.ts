@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { rebuildDeliveryProjections } from '@svc/deliveries';
+import { refoldDeliveryProjections } from '@svc/deliveries';
 import { rebuildEndpointProjection } from '@svc/webhook-endpoints';
 import { CliIo, report, withDatabase } from '../cli-context';
 
@@ -10,23 +10,35 @@ export function projectionsCommand(io: CliIo, json: () => boolean): Command {
   projections
     .command('rebuild')
     .description(
-      'drop the projections and replay the whole event log into them, in one transaction',
+      'fold the projections again from the retained event log: endpoints in one transaction, deliveries in pages, while the engines run',
     )
-    .action(async () => {
-      const rebuilt = await withDatabase(io, (db) =>
-        db.transaction(async (manager) => {
-          // Serialises with the engines' and the API's writers for the few seconds this takes.
-          await manager.query(
-            'LOCK TABLE webhook_endpoints, deliveries, delivery_attempts, delivery_schedule IN EXCLUSIVE MODE',
-          );
-          const endpoints = await rebuildEndpointProjection(manager);
-          const deliveries = await rebuildDeliveryProjections(manager);
-          return { webhook_endpoints: endpoints, ...deliveries };
-        }),
-      );
+    .option('--batch-size <events>', 'events read and written per transaction', '5000')
+    .action(async (options: { batchSize: string }) => {
+      const batchSize = Number(options.batchSize);
+      const rebuilt = await withDatabase(io, async (db) => {
+        // Endpoints are few: dropped and replayed at once, serialised with the API's writers.
+        const endpoints = await db.transaction(async (manager) => {
+          await manager.query('LOCK TABLE webhook_endpoints IN EXCLUSIVE MODE');
+          return rebuildEndpointProjection(manager);
+        });
+        const deliveries = await refoldDeliveryProjections(db, {
+          batchSize: Number.isInteger(batchSize) && batchSize > 0 ? batchSize : 5000,
+          onProgress: ({ deliveries: done, events, elapsedMs }) =>
+            io.stderr(
+              `deliveries: ${done} folded from ${events} events in ${(elapsedMs / 1000).toFixed(1)} s\n`,
+            ),
+        });
+        return {
+          webhook_endpoints: endpoints,
+          deliveries: deliveries.deliveries,
+          attempts: deliveries.attempts,
+          scheduled: deliveries.scheduled,
+          orphans_removed: deliveries.orphansRemoved,
+        };
+      });
       report(io, json(), rebuilt, [
         `rebuilt webhook_endpoints: ${rebuilt.webhook_endpoints} rows`,
-        `rebuilt deliveries: ${rebuilt.deliveries} rows, delivery_attempts: ${rebuilt.attempts} rows, scheduled: ${rebuilt.scheduled}`,
+        `rebuilt deliveries: ${rebuilt.deliveries} rows, delivery_attempts: ${rebuilt.attempts} rows, scheduled: ${rebuilt.scheduled}, orphans removed: ${rebuilt.orphans_removed}`,
       ]);
     });
   return projections;

@@ -1,14 +1,20 @@
 import { retentionKeyColumn } from '@svc/contracts';
-import { readAll, RecordedEvent } from '@svc/event-store';
+import { RecordedEvent } from '@svc/event-store';
 import { EntityManager } from 'typeorm';
 import { DELIVERY_EVENT_TYPES, DeliveryAttempted, DeliveryEvent } from '../delivery-events';
 import { applyDeliveryEvent, DeliveryState } from '../delivery-state';
-import { isScheduled, projectSchedule } from './delivery-schedule-projection';
+import { projectSchedule } from './delivery-schedule-projection';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-/** Upserts delivery rows in one statement. */
-async function upsertDeliveries(manager: EntityManager, states: DeliveryState[]): Promise<void> {
+/**
+ * Upserts delivery rows in one statement. A row already at a later version is left alone: a
+ * refold that read the log before a live append never undoes it.
+ */
+export async function upsertDeliveries(
+  manager: EntityManager,
+  states: DeliveryState[],
+): Promise<void> {
   if (states.length === 0) {
     return;
   }
@@ -21,7 +27,8 @@ async function upsertDeliveries(manager: EntityManager, states: DeliveryState[])
      ON CONFLICT (id, retention_key) DO UPDATE SET
        status = EXCLUDED.status, attempts = EXCLUDED.attempts, run_attempts = EXCLUDED.run_attempts,
        last_attempt_at = EXCLUDED.last_attempt_at, next_attempt_at = EXCLUDED.next_attempt_at,
-       completed_at = EXCLUDED.completed_at, version = EXCLUDED.version`,
+       completed_at = EXCLUDED.completed_at, version = EXCLUDED.version
+     WHERE deliveries.version <= EXCLUDED.version`,
     [
       states.map((s) => s.id),
       states.map((s) => s.eventId),
@@ -41,9 +48,11 @@ async function upsertDeliveries(manager: EntityManager, states: DeliveryState[])
   );
 }
 
-async function insertAttempts(
+/** Inserts attempt rows; `replace`: a row of the same position is written again (refold). */
+export async function insertAttempts(
   manager: EntityManager,
   attempts: { position: string; data: DeliveryAttempted }[],
+  replace = false,
 ): Promise<void> {
   if (attempts.length === 0) {
     return;
@@ -55,7 +64,18 @@ async function insertAttempts(
                                     retention_key)
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::boolean[],
                           $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::timestamptz[],
-                          $14::timestamptz[])`,
+                          $14::timestamptz[])
+     ${
+       replace
+         ? `ON CONFLICT (position, retention_key) DO UPDATE SET
+              delivery_id = EXCLUDED.delivery_id, tenant_id = EXCLUDED.tenant_id,
+              endpoint_id = EXCLUDED.endpoint_id, event_id = EXCLUDED.event_id,
+              attempt = EXCLUDED.attempt, succeeded = EXCLUDED.succeeded,
+              status_code = EXCLUDED.status_code, error_kind = EXCLUDED.error_kind,
+              error_message = EXCLUDED.error_message, latency_ms = EXCLUDED.latency_ms,
+              response_excerpt = EXCLUDED.response_excerpt, attempted_at = EXCLUDED.attempted_at`
+         : ''
+     }`,
     [
       attempts.map((a) => a.position),
       column((a) => a.delivery_id),
@@ -75,9 +95,12 @@ async function insertAttempts(
   );
 }
 
-type RecordedDeliveryEvent = RecordedEvent<DeliveryEvent>;
+export type RecordedDeliveryEvent = RecordedEvent<DeliveryEvent>;
 
-function fold(before: DeliveryState | null, events: RecordedDeliveryEvent[]): DeliveryState | null {
+export function fold(
+  before: DeliveryState | null,
+  events: RecordedDeliveryEvent[],
+): DeliveryState | null {
   return events.reduce<DeliveryState | null>(
     (state, event) => applyDeliveryEvent(state, event, event.version),
     before,
@@ -85,7 +108,7 @@ function fold(before: DeliveryState | null, events: RecordedDeliveryEvent[]): De
 }
 
 /** The attempts among recorded events, as rows of `delivery_attempts`. */
-function attemptsOf(
+export function attemptsOf(
   events: RecordedDeliveryEvent[],
 ): { position: string; data: DeliveryAttempted }[] {
   return events.flatMap((event) =>
@@ -124,37 +147,4 @@ export async function projectDeliveryEvents(
   // first attempt that succeeds needs no DELETE at all.
   await projectSchedule(manager, rows, (state) => before.has(state.id));
   return states;
-}
-
-/** Drops the delivery projections and folds them again from the whole log. */
-export async function rebuildDeliveryProjections(
-  manager: EntityManager,
-): Promise<{ deliveries: number; attempts: number; scheduled: number }> {
-  await manager.query('DELETE FROM delivery_schedule');
-  await manager.query('DELETE FROM delivery_attempts');
-  await manager.query('DELETE FROM deliveries');
-  const states = new Map<string, DeliveryState | null>();
-  let attempts: { position: string; data: DeliveryAttempted }[] = [];
-  let attemptCount = 0;
-  for await (const event of readAll<DeliveryEvent>(manager, {
-    types: Object.values(DELIVERY_EVENT_TYPES),
-  })) {
-    states.set(event.streamId, fold(states.get(event.streamId) ?? null, [event]));
-    attempts.push(...attemptsOf([event]));
-    if (attempts.length >= 1000) {
-      await insertAttempts(manager, attempts);
-      attemptCount += attempts.length;
-      attempts = [];
-    }
-  }
-  await insertAttempts(manager, attempts);
-  attemptCount += attempts.length;
-  const rows = [...states.values()].filter((state): state is DeliveryState => state !== null);
-  for (let start = 0; start < rows.length; start += 1000) {
-    const chunk = rows.slice(start, start + 1000);
-    await upsertDeliveries(manager, chunk);
-    await projectSchedule(manager, chunk);
-  }
-  const scheduled = rows.filter(isScheduled).length;
-  return { deliveries: rows.length, attempts: attemptCount, scheduled };
 }
