@@ -1,5 +1,5 @@
 import { DELIVERY_HEADERS } from '@svc/contracts';
-import { signatureHeaderValue } from '@svc/signing';
+import { signatureHeaderValue, standardWebhookSignature } from '@svc/signing';
 import { readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
@@ -84,8 +84,16 @@ describe('receiver example (HTTPS)', () => {
     return { status: response.statusCode, text: await response.body.text() };
   }
 
-  const signed = (body: string | Buffer, secret = SECRET) => ({
+  /** Both signatures, as the service sends them; `sentAt` in seconds (default: now). */
+  const signed = (
+    body: string | Buffer,
+    secret = SECRET,
+    sentAt = Math.floor(Date.now() / 1000),
+  ) => ({
     [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, secret),
+    'webhook-id': 'evt_header_id',
+    'webhook-timestamp': String(sentAt),
+    'webhook-signature': standardWebhookSignature([secret], 'evt_header_id', sentAt, body),
   });
 
   afterEach(async () => {
@@ -186,6 +194,26 @@ describe('receiver example (HTTPS)', () => {
 
     it('a body without a signature header', async () => {
       expect((await post(envelope('evt_unsigned'))).status).toBe(401);
+    });
+
+    it('a delivery replayed more than the tolerance (5 min) after it was sent', async () => {
+      const body = envelope('evt_replayed');
+      const sixMinutesAgo = Math.floor(Date.now() / 1000) - 360;
+      expect((await post(body, signed(body, SECRET, sixMinutesAgo))).status).toBe(401);
+      expect(processed).toEqual([]);
+    });
+
+    it('a captured delivery given a fresh, unsigned time', async () => {
+      const body = envelope('evt_retimed');
+      const captured = signed(body, SECRET, Math.floor(Date.now() / 1000) - 360);
+      const retimed = { ...captured, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
+      expect((await post(body, retimed)).status).toBe(401);
+    });
+
+    it('a delivery without the Standard Webhooks headers', async () => {
+      const body = envelope('evt_no_time');
+      const onlySpec = { [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, SECRET) };
+      expect((await post(body, onlySpec)).status).toBe(401);
     });
 
     it('a signature in uppercase hex', async () => {

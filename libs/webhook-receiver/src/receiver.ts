@@ -4,7 +4,11 @@
  * codebase and adapted to any framework; the one thing every framework must allow is access to
  * the raw request body before JSON parsing (spec 6.3 signs bytes, not JSON values).
  */
-import { verifySignature } from '@svc/signing';
+import {
+  DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
+  verifySignature,
+  verifyStandardWebhook,
+} from '@svc/signing';
 import {
   createServer as createHttpServer,
   IncomingHttpHeaders,
@@ -53,6 +57,11 @@ export interface ReceiverOptions {
   onError?: (error: unknown, event: WebhookEvent) => void;
   /** Called for each delivery answered 401 because its signature did not verify. */
   onRejected?: (delivery: DeliveryInfo) => void;
+  /**
+   * How far a delivery's signed `webhook-timestamp` may be from this clock, in seconds; older
+   * or later ones are replays (or a clock far off) and get a 401. Default 300.
+   */
+  timestampToleranceSeconds?: number;
 }
 
 export type ReceiverServer = (HttpServer | HttpsServer) & {
@@ -126,6 +135,25 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
     if (!verifySignature(rawBody, header, options.secret)) {
       options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
       return answer(response, 401, 'invalid signature');
+    }
+    // The spec's signature covers the body only: a captured delivery would verify forever. The
+    // Standard Webhooks signature also covers the send time, which must be recent.
+    const fresh = verifyStandardWebhook(
+      rawBody,
+      {
+        id: single(request.headers['webhook-id']),
+        timestamp: single(request.headers['webhook-timestamp']),
+        signature: single(request.headers['webhook-signature']),
+      },
+      options.secret,
+      {
+        toleranceSeconds: options.timestampToleranceSeconds ?? DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
+        now: receivedAt,
+      },
+    );
+    if (!fresh) {
+      options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
+      return answer(response, 401, 'stale or unsigned delivery time');
     }
 
     const event = parseEvent(rawBody);
@@ -255,3 +283,6 @@ function defaultOnError(error: unknown, event: WebhookEvent): void {
     })}\n`,
   );
 }
+
+const single = (value: string | string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;

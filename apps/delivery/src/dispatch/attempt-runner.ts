@@ -16,7 +16,11 @@ import {
   InboundPayload,
   nextAttemptOf,
 } from '@svc/deliveries';
-import { signatureHeaderValue } from '@svc/signing';
+import {
+  signatureHeaderValue,
+  STANDARD_WEBHOOK_HEADERS,
+  standardWebhookSignature,
+} from '@svc/signing';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { DirectoryEndpoint } from '../fan-out/endpoint-directory';
 import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
@@ -104,6 +108,7 @@ export class AttemptRunner {
         responseExcerpt: null,
       };
     }
+    const sentAt = Math.floor(Date.now() / 1000);
     this.metrics.inFlight.inc();
     try {
       return await this.sender.post(order.endpoint.url, order.body, {
@@ -114,6 +119,16 @@ export class AttemptRunner {
         [DELIVERY_HEADERS.eventType]: order.identity.event_type,
         [DELIVERY_HEADERS.deliveryId]: order.identity.delivery_id,
         [DELIVERY_HEADERS.attempt]: String(attempt),
+        // Standard Webhooks (ADR 0024): the event id as the message id, so receivers de-duplicate
+        // by it, and the send time, signed with the body, so a replay is refused.
+        [STANDARD_WEBHOOK_HEADERS.id]: order.identity.event_id,
+        [STANDARD_WEBHOOK_HEADERS.timestamp]: String(sentAt),
+        [STANDARD_WEBHOOK_HEADERS.signature]: standardWebhookSignature(
+          [order.endpoint.secret],
+          order.identity.event_id,
+          sentAt,
+          order.body,
+        ),
       });
     } finally {
       this.metrics.inFlight.dec();
