@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryLogController } from './delivery-log/delivery-log.controller';
 import { DeliveryLogService } from './delivery-log/delivery-log.service';
 import { OpenApiController, OpenApiDocument } from './openapi/openapi.controller';
+import { EventTypesController } from './event-types/event-types.controller';
 import { TenantsController } from './tenants/tenants.controller';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -41,7 +42,12 @@ export class ApiModule {
         }),
         WebhooksModule,
       ],
-      controllers: [TenantsController, DeliveryLogController, OpenApiController],
+      controllers: [
+        TenantsController,
+        EventTypesController,
+        DeliveryLogController,
+        OpenApiController,
+      ],
       providers: [
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         {

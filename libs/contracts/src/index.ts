@@ -6,3 +6,4 @@ export * from './ids';
 export * from './scopes';
 export * from './subjects';
 export * from './retention';
+export * from './event-catalogue';
