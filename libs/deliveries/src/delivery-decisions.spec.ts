@@ -6,6 +6,7 @@ import {
   decideDeferred,
   decideRacedAttempt,
   decideRedriven,
+  MAX_RETRY_AFTER_MS,
 } from './delivery-decisions';
 import { DeliveryIdentity } from './delivery-events';
 import { AttemptResult, resultOfStatus } from './rules/attempt-result';
@@ -129,6 +130,38 @@ describe('decideAttempted', () => {
 
     expect(conclusion).toBe('succeeded');
     expect(event.data).toMatchObject({ attempt: 5, next_attempt_at: null, abandoned: false });
+  });
+});
+
+describe('decideAttempted with Retry-After (429, 503)', () => {
+  const busy = (retryAfterMs: number) => ({ ...resultOfStatus(503, 4, null), retryAfterMs });
+
+  it("given a first failure asking for 60 s, when decided, then the retry waits 60 s, not the schedule's 5 s", () => {
+    const { event } = decideAttempted({ identity, result: busy(60_000), policy }, null, now);
+    expect(event.data.next_attempt_at).toBe(new Date(now.getTime() + 60_000).toISOString());
+  });
+
+  it('given a Retry-After shorter than the schedule, when decided, then the schedule stands', () => {
+    const { event } = decideAttempted({ identity, result: busy(1000), policy }, null, now);
+    expect(event.data.next_attempt_at).toBe(new Date(now.getTime() + 5000).toISOString());
+  });
+
+  it('given a Retry-After of a day, when decided, then it is cut to MAX_RETRY_AFTER_MS', () => {
+    const { event } = decideAttempted({ identity, result: busy(86_400_000), policy }, null, now);
+    expect(event.data.next_attempt_at).toBe(
+      new Date(now.getTime() + MAX_RETRY_AFTER_MS).toISOString(),
+    );
+  });
+
+  it('given the last attempt, when it asks to come back later, then the delivery is abandoned all the same', () => {
+    const last = delivery({ attempts: 4, runAttempts: 4 });
+    const { event, conclusion } = decideAttempted(
+      { identity, result: busy(60_000), policy },
+      last,
+      now,
+    );
+    expect(conclusion).toBe('abandoned');
+    expect(event.data.next_attempt_at).toBeNull();
   });
 });
 

@@ -25,6 +25,12 @@ export interface AttemptPolicy {
   maxAttempts: number;
 }
 
+/**
+ * The longest wait a receiver's `Retry-After` can ask for: the spec's longest retry delay (2 h).
+ * A longer one is cut to it; the attempt budget is unchanged either way.
+ */
+export const MAX_RETRY_AFTER_MS = 2 * 3600_000;
+
 /** The numbers of the next attempt: over the delivery's life, and within its current run. */
 export function nextAttemptOf(state: DeliveryState | null): {
   attempt: number;
@@ -56,9 +62,15 @@ export function decideAttempted(
 ): AttemptDecision {
   const { identity, result, policy } = command;
   const { attempt, runAttempt } = nextAttemptOf(state);
-  const delay = result.succeeded
+  const scheduled = result.succeeded
     ? null
     : retryDelayAfter(runAttempt, policy.retryScheduleMs, policy.maxAttempts);
+  // A 429 or 503 with Retry-After postpones the next attempt to at least then (capped); it never
+  // adds an attempt or brings one forward.
+  const delay =
+    scheduled === null || !result.retryAfterMs
+      ? scheduled
+      : Math.max(scheduled, Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS));
   const abandoned = !result.succeeded && delay === null;
   const conclusion: DeliveryConclusion = result.succeeded
     ? 'succeeded'

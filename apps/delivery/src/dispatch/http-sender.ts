@@ -1,5 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { AttemptResult, errorKindOf, resultOfStatus } from '@svc/deliveries';
+import {
+  AttemptResult,
+  errorKindOf,
+  parseRetryAfter,
+  resultOfStatus,
+  RETRY_AFTER_STATUSES,
+} from '@svc/deliveries';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
@@ -76,7 +82,11 @@ export class HttpSender {
         signal: deadline.signal,
       });
       const excerpt = await readExcerpt(response.body);
-      return resultOfStatus(response.statusCode, elapsed(), excerpt);
+      const result = resultOfStatus(response.statusCode, elapsed(), excerpt);
+      if (RETRY_AFTER_STATUSES.includes(response.statusCode)) {
+        result.retryAfterMs = parseRetryAfter(response.headers['retry-after'], new Date());
+      }
+      return result;
     } catch (error) {
       const blocked = findBlockedAddress(error);
       if (blocked) {

@@ -1,4 +1,4 @@
-import { errorKindOf, resultOfStatus } from './attempt-result';
+import { errorKindOf, resultOfStatus, parseRetryAfter } from './attempt-result';
 
 describe('resultOfStatus', () => {
   it.each([200, 201, 202, 204, 299])('counts %s as success', (status) => {
@@ -54,5 +54,26 @@ describe('errorKindOf', () => {
     expect(errorKindOf(new Error('fetch failed', { cause: withCode('ECONNREFUSED') }))).toBe(
       'connection_refused',
     );
+  });
+});
+
+describe('parseRetryAfter (RFC 9110 10.2.3)', () => {
+  const now = new Date('2026-11-25T10:00:00Z');
+
+  it('reads delay-seconds', () => {
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+  });
+
+  it('reads an HTTP-date, from now; a date in the past is 0', () => {
+    expect(parseRetryAfter('Wed, 25 Nov 2026 10:05:00 GMT', now)).toBe(300_000);
+    expect(parseRetryAfter('Wed, 25 Nov 2026 09:00:00 GMT', now)).toBe(0);
+  });
+
+  it('ignores what is absent or not a delay', () => {
+    for (const header of [undefined, '', 'soon', '-5', '1.5', '12345678901']) {
+      expect(parseRetryAfter(header, now)).toBeNull();
+    }
+    expect(parseRetryAfter(['30', '60'], now)).toBe(30_000);
   });
 });

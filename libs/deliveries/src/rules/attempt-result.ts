@@ -33,6 +33,28 @@ export interface AttemptResult {
   latencyMs: number;
   /** The first bytes of the response body, as text, for the delivery log. */
   responseExcerpt: string | null;
+  /** A 429 or 503 that said when to come back (`Retry-After`), in ms from the answer. */
+  retryAfterMs?: number | null;
+}
+
+/** Statuses whose `Retry-After` the engine honours (RFC 9110 10.2.3: 503; RFC 6585: 429). */
+export const RETRY_AFTER_STATUSES: readonly number[] = [429, 503];
+
+/**
+ * `Retry-After` as milliseconds from `now`: delay-seconds or an HTTP-date (RFC 9110 10.2.3).
+ * Null when absent or unreadable; a date in the past is 0.
+ */
+export function parseRetryAfter(header: string | string[] | undefined, now: Date): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (typeof value !== 'string' || value.trim() === '') {
+    return null;
+  }
+  const trimmed = value.trim();
+  if (/^\d{1,10}$/.test(trimmed)) {
+    return Number(trimmed) * 1000;
+  }
+  const at = Date.parse(trimmed);
+  return Number.isFinite(at) && /[a-z]/i.test(trimmed) ? Math.max(0, at - now.getTime()) : null;
 }
 
 /** Spec 6.1: only a 2xx answer is a success; 3xx is not followed and fails like any other. */
