@@ -35,7 +35,7 @@ describe('Retry-After on 429 and 503', () => {
       const attempts = await waitFor(
         () => {
           const seen = receiver.requests.filter((request) => request.path === path);
-          return seen.length === 2 ? seen : null;
+          return Promise.resolve(seen.length === 2 ? seen : null);
         },
         { timeoutMs: 15_000, what: 'the second attempt' },
       );
