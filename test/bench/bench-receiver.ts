@@ -10,7 +10,12 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, Server } from 'node:https';
 import { resolve } from 'node:path';
 import { findRepoRoot } from './bench-settings';
-import type { ReceiverCommand, ReceiverReply, ReceiverStats } from './receiver-protocol';
+import type {
+  LatencyWindow,
+  ReceiverCommand,
+  ReceiverReply,
+  ReceiverStats,
+} from './receiver-protocol';
 import { percentile } from './stats';
 
 const CREATED_AT = '"created_at":"';
@@ -27,6 +32,9 @@ let firstAt = 0;
 let lastAt = 0;
 let latencies: number[] = [];
 let expected: number | null = null;
+/** Latencies by the start of their arrival window, when the phase asked for windows. */
+let windowMs: number | undefined;
+let windows = new Map<number, number[]>();
 
 const send = (reply: ReceiverReply) => process.send?.(reply);
 
@@ -49,6 +57,15 @@ function arrived(body: string): void {
   const createdAt = createdAtOf(body);
   if (!Number.isNaN(createdAt)) {
     latencies.push(now - createdAt);
+    if (windowMs !== undefined) {
+      const start = Math.floor(now / windowMs) * windowMs;
+      let window = windows.get(start);
+      if (!window) {
+        window = [];
+        windows.set(start, window);
+      }
+      window.push(now - createdAt);
+    }
   }
   if (expected !== null && count >= expected) {
     expected = null;
@@ -66,6 +83,21 @@ function answer(request: IncomingMessage, response: ServerResponse): void {
   });
 }
 
+function windowStats(): LatencyWindow[] {
+  return [...windows.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([start, values]) => {
+      const sorted = Float64Array.from(values).sort();
+      return {
+        start,
+        count: sorted.length,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+        max: sorted[sorted.length - 1],
+      };
+    });
+}
+
 function stats(): ReceiverStats {
   const sorted = Float64Array.from(latencies).sort();
   return {
@@ -80,6 +112,7 @@ function stats(): ReceiverStats {
       p99: percentile(sorted, 0.99),
       max: sorted.length > 0 ? sorted[sorted.length - 1] : NaN,
     },
+    ...(windowMs !== undefined ? { windows: windowStats() } : {}),
   };
 }
 
@@ -92,6 +125,8 @@ process.on('message', (command: ReceiverCommand) => {
       lastAt = 0;
       latencies = [];
       expected = null;
+      windowMs = command.windowMs;
+      windows = new Map();
       break;
     case 'expect':
       if (count >= command.count) {

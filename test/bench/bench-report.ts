@@ -53,14 +53,16 @@ export function summarise(rounds: RoundResult[]): BenchReport['summary'] {
   };
 }
 
-const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : '-');
-const dec = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+export const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toString() : '-');
+export const dec = (value: number, digits = 2) =>
+  Number.isFinite(value) ? value.toFixed(digits) : '-';
 const cores = (map: Record<string, number>) =>
   Object.entries(map)
     .map(([name, value]) => `${name} ${dec(value)}`)
     .join(', ');
 
-function table(rows: [string, ...string[]][]): string {
+/** Rows of cells, the first column left-aligned and the others right-aligned. */
+export function table(rows: [string, ...string[]][]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows
     .map((row) =>

@@ -87,3 +87,59 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     resultsFile: resolve(repoRoot, env.BENCH_RESULTS_FILE ?? 'test-results/bench.json'),
   };
 }
+
+/** What `npm run bench:storage` measures, from BENCH_STORAGE_* variables (README of test/bench). */
+export interface StorageBenchSettings {
+  /** Part 1: events published at once, each to every endpoint; 0 skips the part. */
+  events: number;
+  endpoints: number;
+  /**
+   * DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT of both engines: with few endpoints, enough that the
+   * engine's bound (BENCH_CONCURRENCY) is what limits, as in `npm run bench`.
+   */
+  perEndpoint: number;
+  bodyBytes: number;
+  /** Parts 2 and 3: the steady load, in events per second (each to every endpoint). */
+  rate: number;
+  /** How long the steady load runs; 0 skips parts 2 and 3. */
+  minutes: number;
+  /** DELIVERY_DATA_RETENTION and DELIVERY_DATA_PARTITION_WIDTH of the steady run, in minutes. */
+  retentionMinutes: number;
+  partitionMinutes: number;
+  /** Storage is sampled this often during the steady load. */
+  sampleSeconds: number;
+  /** Publish-to-receipt latency is summarised per window this wide. */
+  windowSeconds: number;
+  /** Storage counts as flat when the end exceeds the value after the first period by at most this. */
+  flatTolerance: number;
+  resultsFile: string;
+}
+
+export function loadStorageBenchSettings(
+  env: NodeJS.ProcessEnv = process.env,
+): StorageBenchSettings {
+  const repoRoot = findRepoRoot();
+  const settings: StorageBenchSettings = {
+    events: integer(env, 'BENCH_STORAGE_EVENTS', 2000, 0),
+    endpoints: integer(env, 'BENCH_STORAGE_ENDPOINTS', 10, 1),
+    perEndpoint: integer(env, 'BENCH_STORAGE_PER_ENDPOINT', 32, 1),
+    bodyBytes: integer(env, 'BENCH_STORAGE_BODY_BYTES', 1024, 400),
+    rate: integer(env, 'BENCH_STORAGE_RATE', 100, 1),
+    minutes: integer(env, 'BENCH_STORAGE_MINUTES', 8, 0),
+    retentionMinutes: integer(env, 'BENCH_STORAGE_RETENTION_MINUTES', 3, 1),
+    partitionMinutes: integer(env, 'BENCH_STORAGE_PARTITION_MINUTES', 1, 1),
+    sampleSeconds: integer(env, 'BENCH_STORAGE_SAMPLE_SECONDS', 15, 1),
+    windowSeconds: integer(env, 'BENCH_STORAGE_WINDOW_SECONDS', 10, 1),
+    flatTolerance: fraction(env, 'BENCH_STORAGE_FLAT_TOLERANCE', 0.25),
+    resultsFile: resolve(
+      repoRoot,
+      env.BENCH_STORAGE_RESULTS_FILE ?? 'test-results/bench-storage.json',
+    ),
+  };
+  if (settings.partitionMinutes > settings.retentionMinutes) {
+    throw new Error(
+      'BENCH_STORAGE_PARTITION_MINUTES must not exceed BENCH_STORAGE_RETENTION_MINUTES',
+    );
+  }
+  return settings;
+}

@@ -32,9 +32,9 @@ export class ReceiverProcess {
     return this.child.pid!;
   }
 
-  /** Starts counting afresh. */
-  phase(name: string): void {
-    this.send({ type: 'phase', name });
+  /** Starts counting afresh; with `windowMs`, the stats hold latencies per window of arrival. */
+  phase(name: string, windowMs?: number): void {
+    this.send({ type: 'phase', name, ...(windowMs !== undefined ? { windowMs } : {}) });
   }
 
   /** Resolves with the Date.now() at which the phase's `count`-th request arrived. */

@@ -46,7 +46,7 @@ export class RetentionKeeper {
     });
     this.oldest = new Gauge({
       name: 'svc_retention_oldest_partition_timestamp_seconds',
-      help: 'Start of the oldest partition of delivery data kept (0: none).',
+      help: "Start of the oldest time partition of delivery data kept (0: none); the migration's legacy partition, which ends at the migration, is not counted.",
       registers: [registry],
     });
     this.tableBytes = new Gauge({
@@ -111,7 +111,7 @@ export class RetentionKeeper {
       await this.dataSource.query(
         `SELECT p.relname AS table,
               coalesce(sum(pg_total_relation_size(i.inhrelid)), 0)::text AS bytes,
-              min(CASE WHEN c.relname NOT LIKE '%\\_kept' THEN
+              min(CASE WHEN c.relname NOT LIKE '%\\_kept' AND c.relname NOT LIKE '%\\_legacy' THEN
                 (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz
               END) AS oldest
          FROM pg_class p

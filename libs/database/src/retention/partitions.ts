@@ -59,7 +59,11 @@ export async function listPartitions(db: Queryable, table: string): Promise<Tabl
  * Adds a partition for [from, to) (`from` null: MINVALUE). The table is made alone with the
  * parent's indexes, named `<partition>_<what the parent's index name says after the table>`, then
  * attached: attaching takes a lighter lock on the parent than creating a partition in place, and
- * the names let a unique violation in any partition be told apart (isUniqueViolation).
+ * the names let a unique violation in any partition be told apart (isUniqueViolation). An index
+ * behind the parent's primary key (or a unique constraint) backs the same constraint on the
+ * partition: ATTACH pairs a constraint's index only with a constraint's index, and would
+ * otherwise build a second one (`..._pkey1`), leaving ours unattached: twice the space, and a
+ * unique violation instead of ON CONFLICT's skip when two writers race for one key.
  */
 export async function addPartition(
   db: Queryable,
@@ -74,6 +78,16 @@ export async function addPartition(
     `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1`,
     [table],
   );
+  const constraints: { index: string; type: 'p' | 'u' }[] = await db.query(
+    `SELECT i.relname AS index, c.contype AS type
+       FROM pg_constraint c JOIN pg_class i ON i.oid = c.conindid
+      WHERE c.conrelid = $1::regclass AND c.contype IN ('p', 'u')`,
+    [table],
+  );
+  const attached: unknown[] = await db.query(
+    `SELECT 1 FROM pg_inherits WHERE inhrelid = $1::regclass AND inhparent = $2::regclass`,
+    [name, table],
+  );
   for (const { indexname, indexdef } of indexes) {
     const own = indexname.startsWith(`${table}_`)
       ? `${name}_${indexname.slice(table.length + 1)}`
@@ -84,12 +98,21 @@ export async function addPartition(
         `CREATE ${unique}INDEX IF NOT EXISTS ${identifier(own)} ON ${identifier(name)}`,
     );
     await db.query(definition);
+    const constraint = constraints.find((c) => c.index === indexname);
+    if (constraint && attached.length === 0) {
+      const existing: unknown[] = await db.query(
+        `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2`,
+        [name, own],
+      );
+      if (existing.length === 0) {
+        await db.query(
+          `ALTER TABLE ${identifier(name)} ADD CONSTRAINT ${identifier(own)}
+             ${constraint.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${identifier(own)}`,
+        );
+      }
+    }
   }
   const from = range.from ? `'${range.from.toISOString()}'` : 'MINVALUE';
-  const attached: unknown[] = await db.query(
-    `SELECT 1 FROM pg_inherits WHERE inhrelid = $1::regclass AND inhparent = $2::regclass`,
-    [name, table],
-  );
   if (attached.length === 0) {
     await db.query(
       `ALTER TABLE ${identifier(table)} ATTACH PARTITION ${identifier(name)}
