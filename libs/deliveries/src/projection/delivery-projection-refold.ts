@@ -157,45 +157,55 @@ async function writeFolded(
 
 /** Projection rows the retained log does not stand for, removed a page at a time. */
 async function removeOrphans(dataSource: DataSource, batchSize: number): Promise<number> {
-  let removed = 0;
-  let afterId = '';
-  for (;;) {
-    const ids = await dataSource.query<{ id: string }[]>(
-      'SELECT id FROM deliveries WHERE id > $1 ORDER BY id LIMIT $2',
-      [afterId, batchSize],
-    );
-    if (ids.length === 0) {
-      break;
-    }
-    afterId = ids[ids.length - 1].id;
-    const [, count] = await dataSource.query<[unknown, number]>(
-      `DELETE FROM deliveries d WHERE d.id = ANY($1)
-          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = d.id)`,
-      [ids.map((row) => row.id)],
-    );
-    removed += count;
-  }
-  let afterPosition = '0';
-  for (;;) {
-    const positions = await dataSource.query<{ position: string }[]>(
-      'SELECT position::text FROM delivery_attempts WHERE position > $1 ORDER BY position LIMIT $2',
-      [afterPosition, batchSize],
-    );
-    if (positions.length === 0) {
-      break;
-    }
-    afterPosition = positions[positions.length - 1].position;
-    const [, count] = await dataSource.query<[unknown, number]>(
-      `DELETE FROM delivery_attempts a WHERE a.position = ANY($1::bigint[])
-          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.position = a.position)`,
-      [positions.map((row) => row.position)],
-    );
-    removed += count;
-  }
+  const removed =
+    (await removeUnbacked(dataSource, batchSize, {
+      table: 'deliveries',
+      key: 'id',
+      type: 'text',
+      start: '',
+      backedBy: 'e.stream_id = t.id',
+    })) +
+    (await removeUnbacked(dataSource, batchSize, {
+      table: 'delivery_attempts',
+      key: 'position',
+      type: 'bigint',
+      start: '0',
+      backedBy: 'e.position = t.position',
+    }));
   // The schedule holds pending deliveries only; it is small, so one statement.
   const [, stale] = await dataSource.query<[unknown, number]>(
     `DELETE FROM delivery_schedule s WHERE NOT EXISTS
        (SELECT 1 FROM deliveries d WHERE d.id = s.delivery_id AND d.status = 'pending')`,
   );
   return removed + stale;
+}
+
+/**
+ * Walks `table` by its `key` a page at a time (keyset, so each page is an index range) and
+ * deletes the rows of the page that no event backs (`backedBy` relates `e`, the log, to `t`).
+ */
+async function removeUnbacked(
+  dataSource: DataSource,
+  batchSize: number,
+  walk: { table: string; key: string; type: 'text' | 'bigint'; start: string; backedBy: string },
+): Promise<number> {
+  const { table, key, type, backedBy } = walk;
+  let removed = 0;
+  let after = walk.start;
+  for (;;) {
+    const page = await dataSource.query<{ key: string }[]>(
+      `SELECT ${key}::text AS key FROM ${table} WHERE ${key} > $1::${type} ORDER BY ${key} LIMIT $2`,
+      [after, batchSize],
+    );
+    if (page.length === 0) {
+      return removed;
+    }
+    after = page[page.length - 1].key;
+    const [, count] = await dataSource.query<[unknown, number]>(
+      `DELETE FROM ${table} t WHERE t.${key} = ANY($1::${type}[])
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE ${backedBy})`,
+      [page.map((row) => row.key)],
+    );
+    removed += count;
+  }
 }
