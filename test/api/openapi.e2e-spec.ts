@@ -53,10 +53,25 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(created.content['application/json'].schema.$ref).toBe(
       '#/components/schemas/WebhookEndpointResponse',
     );
-    const properties = Object.keys(
-      document.components.schemas.WebhookEndpointResponse.properties,
-    ).sort();
-    expect(properties).toEqual(['created_at', 'events', 'id', 'status', 'url']);
+    const endpointSchema = document.components.schemas.WebhookEndpointResponse;
+    // The spec's five fields are always there; the extensions of issue 13 only when they apply.
+    expect([...endpointSchema.required].sort()).toEqual([
+      'created_at',
+      'events',
+      'id',
+      'status',
+      'url',
+    ]);
+    expect(Object.keys(endpointSchema.properties).sort()).toEqual([
+      'created_at',
+      'events',
+      'id',
+      'previous_secret_expires_at',
+      'rate_limit_per_second',
+      'status',
+      'url',
+    ]);
+    expect(JSON.stringify(endpointSchema)).not.toMatch(/"secret"/);
     for (const status of ['400', '401', '403', '413', '415']) {
       expect(registration().responses[status].content['application/problem+json']).toBeDefined();
     }
@@ -74,7 +89,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     const validate = schema('WebhookEndpointResponse');
     expect(validate(response.body)).toBe(true);
     expect(Object.keys(response.body).sort()).toEqual(
-      Object.keys(document.components.schemas.WebhookEndpointResponse.properties).sort(),
+      [...document.components.schemas.WebhookEndpointResponse.required].sort(),
     );
     const failure = await http(api.baseUrl, 'POST', '/v1/webhooks', {
       key,

@@ -37,4 +37,29 @@ describe('nothing secret reaches the logs', () => {
     expect(logs).not.toContain(key.slice(9));
     expect(logs).not.toContain('api_key=');
   });
+
+  it('never logs a rotated secret, given or generated (ADR 0026)', async () => {
+    const { key } = await api.newTenantWithKey(['webhooks:manage']);
+    const created = await http(api.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { url: 'https://hooks.example.com/in', events: ['alert.*'], secret: 'x'.repeat(16) },
+    });
+    const rotate = (json: unknown) =>
+      http(api.baseUrl, 'POST', `/v1/webhooks/${created.body.id}/secret/rotate`, { key, json });
+    const given = 'rotated-secret-given-by-client-0001';
+    expect((await rotate({ secret: given, overlap_seconds: 60 })).status).toBe(200);
+    const generated = await rotate({});
+    expect(generated.status).toBe(200);
+    const refused = 'refused\u0000rotated-secret-with-nul';
+    expect((await rotate({ secret: refused })).status).toBe(400);
+    expect((await rotate({ secret: 'short-rotated' })).status).toBe(400);
+
+    const logs = logLines.join('');
+    expect(logs).toContain('"route":"/v1/webhooks/:id/secret/rotate"');
+    for (const secret of [given, generated.body.secret as string, 'rotated-secret-with-nul']) {
+      expect(logs).not.toContain(secret);
+    }
+    expect(logs).not.toContain('short-rotated');
+    expect(logs).not.toContain((generated.body.secret as string).slice('whsec_'.length));
+  });
 });

@@ -184,11 +184,17 @@ describe('the migration to partitioned tables', () => {
     };
     const before = await new DataSource({
       ...options,
-      migrations: MIGRATIONS.slice(0, -1),
+      // Every migration before the one to partitioned tables.
+      migrations: MIGRATIONS.slice(
+        0,
+        MIGRATIONS.findIndex(
+          (migration) => migration.name === 'DeliveryDataPartitions1763860000000',
+        ),
+      ),
     }).initialize();
     const deliveryId = idAt('del', new Date(Date.now() - DAY));
     try {
-      await before.runMigrations();
+      await before.runMigrations({ transaction: 'each' });
       await before.query(
         `INSERT INTO events (stream_id, version, type, data) VALUES
            ('wh_01aaaaaaaaaaaaaaaaaaaaaaaa', 1, 'webhook_endpoint.registered', '{}'),
@@ -209,7 +215,7 @@ describe('the migration to partitioned tables', () => {
     }
     const after = await new DataSource({ ...options, migrations: MIGRATIONS }).initialize();
     try {
-      await after.runMigrations();
+      await after.runMigrations({ transaction: 'each' });
       const rows = await after.query<{ partition: string; stream_id: string; position: string }[]>(
         'SELECT tableoid::regclass::text AS partition, stream_id, position::text FROM events ORDER BY position',
       );

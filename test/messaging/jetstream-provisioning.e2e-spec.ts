@@ -3,6 +3,7 @@ import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import {
   DEAD_LETTER_MAX_AGE_MS,
   JetStreamProvisioningError,
+  operationalJetStreamNames,
   provisionJetStream,
 } from '@svc/messaging';
 import {
@@ -28,7 +29,9 @@ describe('JetStream provisioning (real NATS)', () => {
   const objectsOf = (settings: JetStreamSettings) => [
     `stream ${settings.eventsStream}`,
     `stream ${settings.deadLetterStream}`,
+    `stream ${operationalJetStreamNames(settings).stream}`,
     `consumer ${settings.eventsStream}/${settings.consumer}`,
+    `consumer ${operationalJetStreamNames(settings).stream}/${operationalJetStreamNames(settings).consumer}`,
   ];
 
   beforeAll(async () => {
@@ -79,6 +82,21 @@ describe('JetStream provisioning (real NATS)', () => {
       max_deliver: -1,
     });
     expect(consumer.config.deliver_subject).toBeUndefined();
+    const operational = operationalJetStreamNames(settings);
+    expect((await jsm.streams.info(operational.stream)).config).toMatchObject({
+      subjects: [`${settings.subjectRoot}.ops.>`],
+      retention: 'limits',
+      storage: 'file',
+      max_age: nanos(7 * 24 * 3600_000),
+      duplicate_window: nanos(120_000),
+    });
+    expect(
+      (await jsm.consumers.info(operational.stream, operational.consumer)).config,
+    ).toMatchObject({
+      filter_subject: `${settings.subjectRoot}.ops.>`,
+      ack_policy: 'explicit',
+      max_deliver: -1,
+    });
 
     const second = await provisionJetStream(nc, settings);
     expect(second).toEqual({ created: [], updated: [], unchanged: objectsOf(settings) });
@@ -93,10 +111,7 @@ describe('JetStream provisioning (real NATS)', () => {
 
     expect(summary).toEqual({
       created: [],
-      updated: [
-        `stream ${settings.eventsStream}`,
-        `consumer ${settings.eventsStream}/${settings.consumer}`,
-      ],
+      updated: objectsOf(settings).filter((object) => !object.includes(settings.deadLetterStream)),
       unchanged: [`stream ${settings.deadLetterStream}`],
     });
     expect((await jsm.streams.info(settings.eventsStream)).config.max_age).toBe(

@@ -105,6 +105,20 @@ describe('receiver example (HTTPS)', () => {
 
   afterAll(() => agent.close());
 
+  it('during a rotation, accepts a delivery signed with either of its secrets (ADR 0026)', async () => {
+    const newSecret = 'the-new-secret-after-rotation';
+    await start({ secret: [newSecret, SECRET] });
+    const byNew = envelope('evt_rotation_new');
+    const byOld = envelope('evt_rotation_old');
+    const byNeither = envelope('evt_rotation_none');
+
+    expect((await post(byNew, signed(byNew, newSecret))).status).toBe(200);
+    expect((await post(byOld, signed(byOld, SECRET))).status).toBe(200);
+    expect((await post(byNeither, signed(byNeither, 'some-other-secret-entirely'))).status).toBe(
+      401,
+    );
+  });
+
   it('answers 200 to a correctly signed event and processes it after answering', async () => {
     await start();
     const body = envelope('evt_ok_1', { title: 'Überwachung ✓' });

@@ -2,6 +2,7 @@ import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { AppConfig } from '@svc/config';
+import { operationalJetStreamNames } from '@svc/messaging';
 import { randomBytes } from 'node:crypto';
 import { STALE_RUN_SECONDS, TEST_NATS_URL } from './test-environment';
 
@@ -42,7 +43,8 @@ export async function deleteStreams(
   settings: JetStreamSettings,
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  for (const name of [settings.eventsStream, settings.deadLetterStream]) {
+  const operational = operationalJetStreamNames(settings).stream;
+  for (const name of [settings.eventsStream, settings.deadLetterStream, operational]) {
     await jsm.streams.delete(name).catch((error: unknown) => {
       if (!(
         error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound

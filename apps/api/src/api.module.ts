@@ -13,6 +13,12 @@ import { DeliveryLogController } from './delivery-log/delivery-log.controller';
 import { DeliveryLogService } from './delivery-log/delivery-log.service';
 import { OpenApiController, OpenApiDocument } from './openapi/openapi.controller';
 import { EventTypesController } from './event-types/event-types.controller';
+import { DeliveryReplayController } from './replay/delivery-replay.controller';
+import {
+  DeliveryReplayService,
+  REPLAY_OPTIONS,
+  replayOptionsOf,
+} from './replay/delivery-replay.service';
 import { TenantsController } from './tenants/tenants.controller';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -46,6 +52,7 @@ export class ApiModule {
         TenantsController,
         EventTypesController,
         DeliveryLogController,
+        DeliveryReplayController,
         OpenApiController,
       ],
       providers: [
@@ -57,6 +64,8 @@ export class ApiModule {
         },
         OpenApiDocument,
         DeliveryLogService,
+        DeliveryReplayService,
+        { provide: REPLAY_OPTIONS, useValue: replayOptionsOf(config) },
       ],
     };
   }

@@ -9,12 +9,17 @@ import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { APP_CONFIG, AppConfig } from '@svc/config';
 import { SubjectScheme } from '@svc/contracts';
-import { NatsConnectionManager, provisionJetStream } from '@svc/messaging';
+import {
+  NatsConnectionManager,
+  operationalJetStreamNames,
+  provisionJetStream,
+} from '@svc/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpSender } from './dispatch/http-sender';
 import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
+import { OperationalEventsRelay, publishToJetStream } from './operational-events/outbox-relay';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
 import { RetentionKeeper } from './retention/retention-keeper';
@@ -32,6 +37,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   private readonly stopping = new AbortController();
   private starting: Promise<void> | undefined;
   private intake: EventIntake | undefined;
+  /** Operational events (`<root>.ops.>`) to the tenants' endpoints subscribed to them (ADR 0030). */
+  private operationalIntake: EventIntake | undefined;
   private schedulerStarted = false;
   private notices: Subscription | undefined;
   private markReady!: () => void;
@@ -49,7 +56,12 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     private readonly scheduler: RetryScheduler,
     private readonly intakeFactory: EventIntakeFactory,
     private readonly retention: RetentionKeeper,
-  ) {}
+    private readonly relay: OperationalEventsRelay,
+  ) {
+    recorder.onEndpointStatusChanged(({ tenantId, endpointId }) =>
+      this.announceEndpointChange(tenantId, endpointId),
+    );
+  }
 
   onApplicationBootstrap(): void {
     this.starting = this.startWhenPossible();
@@ -61,10 +73,13 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     this.health.stop();
     await this.starting;
     await this.intake?.stop();
+    await this.operationalIntake?.stop();
     if (this.schedulerStarted) {
       await this.scheduler.stop();
     }
     await this.recorder.drain();
+    // After the drain, so that what the last records raised is published by this engine.
+    await this.relay.stop();
     await this.retention.stop();
     this.notices?.unsubscribe();
     await this.sender.close();
@@ -106,10 +121,37 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       return;
     }
     await this.intake.start();
+    const operational = operationalJetStreamNames(settings);
+    this.operationalIntake = this.intakeFactory.create(
+      await js.consumers.get(operational.stream, operational.consumer),
+      js,
+      'operational',
+    );
+    await this.operationalIntake.start();
+    this.relay.start(publishToJetStream(js, this.subjects));
     this.scheduler.start();
     this.schedulerStarted = true;
     this.markReady();
     this.logger.log('consuming events');
+  }
+
+  /**
+   * A status this engine recorded (a 410 disables the endpoint) reaches its own directory at once
+   * and the others' through the notice the API also sends; without NATS, their cache expiry
+   * bounds how long they keep sending.
+   */
+  private announceEndpointChange(tenantId: string, endpointId: string): void {
+    this.directory.invalidate(tenantId);
+    try {
+      this.nats.current.publish(
+        this.subjects.endpointChanged,
+        JSON.stringify({ tenant_id: tenantId, endpoint_id: endpointId }),
+      );
+    } catch (error) {
+      this.logger.warn(
+        `could not announce the status change of ${endpointId}: ${(error as Error).message}`,
+      );
+    }
   }
 
   /** The API announces endpoint changes; a notice drops the tenant's cached endpoints at once. */
@@ -124,6 +166,9 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
           if (typeof tenant_id === 'string') {
             this.directory.invalidate(tenant_id);
           }
+          // A change may have made deliveries due now (a test event, a replay, a re-drive):
+          // claiming at once beats waiting out the scheduler's interval (ADR 0029).
+          this.scheduler.wake();
         } catch {
           this.logger.warn('ignored an endpoint-change notice that is not JSON');
         }

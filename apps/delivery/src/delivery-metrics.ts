@@ -2,11 +2,13 @@ import { REJECTION_REASONS } from '@svc/contracts';
 import { ATTEMPT_ERROR_KINDS } from '@svc/deliveries';
 import type { EndpointStatus } from '@svc/webhook-endpoints';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RELAYED_OPERATIONAL_EVENT_TYPES } from './operational-events/operational-event';
 
 /** Every label value, so each series exists (at zero) from the start; see the constructor. */
 const ENDPOINT_STATUSES = Object.keys({
   active: true,
   degraded: true,
+  disabled: true,
 } satisfies Record<EndpointStatus, true>);
 
 /** The engine's own metrics (README, "Metrics"); labels are bounded: no ids. */
@@ -21,6 +23,7 @@ export class DeliveryMetrics {
   readonly attemptDuration: Histogram<'outcome'>;
   readonly deliveriesAbandoned: Counter;
   readonly deliveriesDeferred: Counter;
+  readonly deliveriesRateLimited: Counter;
   readonly retriesScheduled: Counter;
   readonly publishToDelivered: Histogram;
   readonly endpointTransitions: Counter<'to'>;
@@ -28,6 +31,8 @@ export class DeliveryMetrics {
   readonly commitDuration: Histogram;
   readonly inFlight: Gauge;
   readonly dueBacklog: Gauge;
+  readonly operationalEventsPublished: Counter<'type'>;
+  readonly operationalOutboxBacklog: Gauge;
 
   /**
    * Labelled series are created at zero for every label value: a series that first appears at 1
@@ -101,6 +106,11 @@ export class DeliveryMetrics {
       help: 'First attempts put off to the schedule because their endpoint was at its concurrency limit.',
       registers,
     });
+    this.deliveriesRateLimited = new Counter({
+      name: 'svc_delivery_deliveries_rate_limited_total',
+      help: "Attempts put off to a later second because their endpoint's rate limit was reached in this one: not sent, and no attempt counted.",
+      registers,
+    });
     this.retriesScheduled = new Counter({
       name: 'svc_delivery_retries_scheduled_total',
       help: 'Failed attempts followed by a scheduled retry.',
@@ -141,6 +151,20 @@ export class DeliveryMetrics {
     this.dueBacklog = new Gauge({
       name: 'svc_delivery_due_backlog',
       help: 'Scheduled attempts whose time has come, not yet claimed (sampled by the scheduler).',
+      registers,
+    });
+    this.operationalEventsPublished = new Counter({
+      name: 'svc_delivery_operational_events_published_total',
+      help: 'Operational events (webhook.*) the outbox relay published to JetStream, by type (ADR 0030).',
+      labelNames: ['type'],
+      registers,
+    });
+    for (const type of RELAYED_OPERATIONAL_EVENT_TYPES) {
+      this.operationalEventsPublished.inc({ type }, 0);
+    }
+    this.operationalOutboxBacklog = new Gauge({
+      name: 'svc_delivery_operational_outbox_backlog',
+      help: 'Operational events recorded and not yet published (outbox rows; sampled by the relay).',
       registers,
     });
   }

@@ -12,11 +12,13 @@ import { DeliveryEngine } from './delivery-engine';
 import { DeliveryMetrics } from './delivery-metrics';
 import { AttemptRunner } from './dispatch/attempt-runner';
 import { ConcurrencyLimits } from './dispatch/concurrency-limits';
+import { EndpointRateLimiter, PostgresRateWindows } from './dispatch/endpoint-rate-limiter';
 import { HttpSender } from './dispatch/http-sender';
 import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { DeadLetterPark } from './intake/dead-letter';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
+import { OperationalEventsRelay } from './operational-events/outbox-relay';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
 import { RetentionKeeper } from './retention/retention-keeper';
@@ -61,8 +63,13 @@ export class DeliveryModule {
         },
         {
           provide: ConcurrencyLimits,
-          useFactory: () =>
-            new ConcurrencyLimits(delivery.maxConcurrency, delivery.maxConcurrencyPerEndpoint),
+          useFactory: (db: DataSource) =>
+            new ConcurrencyLimits(
+              delivery.maxConcurrency,
+              delivery.maxConcurrencyPerEndpoint,
+              new EndpointRateLimiter(new PostgresRateWindows(db), ENGINE_TUNING.rateLimit),
+            ),
+          inject: [DataSource],
         },
         {
           provide: EndpointDirectory,
@@ -91,6 +98,15 @@ export class DeliveryModule {
               maxAttempts: delivery.maxAttempts,
             }),
           inject: [HttpSender, DeliveryRecorder, DeliveryMetrics],
+        },
+        {
+          provide: OperationalEventsRelay,
+          useFactory: (db: DataSource, metrics: DeliveryMetrics) =>
+            new OperationalEventsRelay(
+              { dataSource: db, metrics },
+              ENGINE_TUNING.operationalEvents,
+            ),
+          inject: [DataSource, DeliveryMetrics],
         },
         {
           provide: RetentionKeeper,
@@ -147,7 +163,7 @@ export class DeliveryModule {
             metrics: DeliveryMetrics,
           ) =>
             new EventIntakeFactory(
-              (consumer, js) =>
+              (consumer, js, source) =>
                 new EventIntake(
                   {
                     consumer,
@@ -168,6 +184,7 @@ export class DeliveryModule {
                     retryFailedMessageMs: ENGINE_TUNING.intake.retryFailedMessageMs,
                     ackWaitMs: jetstream.ackWaitMs,
                     retention: config.retention,
+                    source,
                   },
                 ),
             ),

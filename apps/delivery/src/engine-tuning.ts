@@ -56,6 +56,40 @@ export const ENGINE_TUNING = {
   },
   /** While commits fail, the database is probed this often; work resumes on the first answer. */
   recordingProbeIntervalMs: 1000,
+  /** The per-endpoint rate limit (ADR 0028). */
+  rateLimit: {
+    /**
+     * A query takes a tenth of the limit's tokens: about ten queries per second per limited
+     * endpoint and engine at most, while tokens one engine took and cannot spend in time (they
+     * lapse with their second) stay a tenth of what the others could have sent.
+     */
+    batchShare: 10,
+    /**
+     * A refused delivery waits for the window that can take it, at most this long: a backlog is
+     * claimed about once a minute instead of every second, and a raised limit is felt within it.
+     */
+    maxPutOffMs: 60_000,
+    /** A put-off is due this much after the window's end, as the engine sees it early by a query's latency. */
+    nextWindowMarginMs: 20,
+    /** How often an engine delivering to limited endpoints deletes old windows. */
+    sweepIntervalMs: 10_000,
+    /** Ended windows are kept this long: nothing reads them, they only help looking into the table. */
+    keepWindowsMs: 10_000,
+  },
+  operationalEvents: {
+    /**
+     * How often the outbox is read when it was found empty (ADR 0030): an operational event is
+     * published within this of its commit; the read is an index probe of a nearly empty table.
+     */
+    intervalMs: 250,
+    /** Outbox rows claimed per transaction; a full batch is followed by the next at once. */
+    batchSize: 100,
+    /** A row whose publish failed waits this long, doubled at each failure up to the maximum. */
+    firstRetryMs: 1000,
+    maxRetryMs: 60_000,
+    /** How often `svc_delivery_operational_outbox_backlog` is sampled (a count of the outbox). */
+    backlogSampleMs: 5000,
+  },
   /**
    * How long a tenant's endpoints are trusted without a change notice (notices can be missed):
    * the longest a deleted endpoint may still receive when a notice is lost.

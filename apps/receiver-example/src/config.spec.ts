@@ -23,6 +23,15 @@ describe('readReceiverConfig', () => {
     });
   });
 
+  it('reads the secret a rotation replaced, when given', () => {
+    expect(
+      readReceiverConfig({ RECEIVER_SECRET: 'new-secret', RECEIVER_PREVIOUS_SECRET: 'old-secret' }),
+    ).toMatchObject({ secret: 'new-secret', previousSecret: 'old-secret' });
+    expect(
+      readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_PREVIOUS_SECRET: '' }),
+    ).not.toHaveProperty('previousSecret');
+  });
+
   it('requires the secret', () => {
     expect(() => readReceiverConfig({})).toThrow(/RECEIVER_SECRET: is required/);
     expect(() => readReceiverConfig({ RECEIVER_SECRET: '' })).toThrow(ReceiverConfigError);

@@ -2,6 +2,8 @@
 export interface ReceiverConfig {
   port: number;
   secret: string;
+  /** The secret a rotation replaced, accepted beside `secret` until unset (ADR 0026). */
+  previousSecret?: string;
   /** PEM file paths; without them the receiver serves plain HTTP (development only). */
   tls?: { certFile: string; keyFile: string };
 }
@@ -35,6 +37,8 @@ export function readReceiverConfig(env: NodeJS.ProcessEnv): ReceiverConfig {
     );
   }
 
+  const previousSecret = env.RECEIVER_PREVIOUS_SECRET || undefined;
+
   const certFile = env.RECEIVER_TLS_CERT || undefined;
   const keyFile = env.RECEIVER_TLS_KEY || undefined;
   if ((certFile === undefined) !== (keyFile === undefined)) {
@@ -47,6 +51,7 @@ export function readReceiverConfig(env: NodeJS.ProcessEnv): ReceiverConfig {
   return {
     port,
     secret,
+    ...(previousSecret !== undefined && { previousSecret }),
     ...(certFile !== undefined && keyFile !== undefined ? { tls: { certFile, keyFile } } : {}),
   };
 }

@@ -55,7 +55,7 @@ function main(): void {
   }
 
   const server = createReceiver({
-    secret: config.secret,
+    secret: config.previousSecret ? [config.secret, config.previousSecret] : config.secret,
     tls,
     onEvent: (event, delivery) => {
       // Replace with the real work; it runs after the 200 has been sent.

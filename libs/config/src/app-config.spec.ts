@@ -16,7 +16,11 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 72_000,
       maxConnections: 1024,
     });
-    expect(config.webhooks).toEqual({ allowedPrivateCidrs: [], recoverRedriveLimit: 10_000 });
+    expect(config.webhooks).toEqual({
+      allowedPrivateCidrs: [],
+      recoverRedriveLimit: 10_000,
+      replayLimit: 10_000,
+    });
     expect(config.secrets.usingDevelopmentKey).toBe(true);
   });
 
@@ -63,6 +67,15 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig({ ...base, WEBHOOK_RECOVER_REDRIVE_LIMIT: '0' })).toThrow(
       /WEBHOOK_RECOVER_REDRIVE_LIMIT/,
+    );
+  });
+
+  it('reads the cap of one replay call and refuses one below 1', () => {
+    expect(loadConfig({ ...base, WEBHOOK_REPLAY_LIMIT: '250' }).webhooks).toMatchObject({
+      replayLimit: 250,
+    });
+    expect(() => loadConfig({ ...base, WEBHOOK_REPLAY_LIMIT: '0' })).toThrow(
+      /WEBHOOK_REPLAY_LIMIT/,
     );
   });
 

@@ -60,6 +60,9 @@ const positiveInt = (fallback: number, max: number) =>
 /** Abandoned deliveries one `POST /v1/webhooks/{id}/recover` re-drives at most (ADR 0022). */
 export const DEFAULT_RECOVER_REDRIVE_LIMIT = 10_000;
 
+/** Deliveries one `POST /v1/webhooks/{id}/replay` re-sends at most (ADR 0029). */
+export const DEFAULT_REPLAY_LIMIT = 10_000;
+
 const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -90,6 +93,7 @@ const environmentSchema = z.object({
   SECRET_ENCRYPTION_PREVIOUS_KEYS: commaList.pipe(z.array(base64Key)),
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: cidrList,
   WEBHOOK_RECOVER_REDRIVE_LIMIT: positiveInt(DEFAULT_RECOVER_REDRIVE_LIMIT, 1_000_000),
+  WEBHOOK_REPLAY_LIMIT: positiveInt(DEFAULT_REPLAY_LIMIT, 1_000_000),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   NATS_SUBJECT_ROOT: z
     .string()
@@ -178,6 +182,8 @@ export interface AppConfig {
     allowedPrivateCidrs: string[];
     /** Abandoned deliveries one recover call re-drives at most; the answer says if more are left. */
     recoverRedriveLimit: number;
+    /** Deliveries one replay call re-sends at most; the answer gives a cursor if more are left. */
+    replayLimit: number;
   };
   http: {
     bodyLimitBytes: number;
@@ -378,6 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: {
       allowedPrivateCidrs: values.WEBHOOK_ALLOWED_PRIVATE_CIDRS,
       recoverRedriveLimit: values.WEBHOOK_RECOVER_REDRIVE_LIMIT,
+      replayLimit: values.WEBHOOK_REPLAY_LIMIT,
     },
     http: {
       bodyLimitBytes: values.API_BODY_LIMIT_BYTES,

@@ -1,8 +1,9 @@
 /**
- * The catalogue of subscribable event types. The spec shows four; the rest complete the three
- * families it names (alert state changes, incident lifecycle, compliance triggers). See ADR 0004.
+ * The event types the platform's services publish. The spec shows four; the rest complete the
+ * three families it names (alert state changes, incident lifecycle, compliance triggers). See
+ * ADR 0004.
  */
-export const EVENT_TYPES = [
+export const PLATFORM_EVENT_TYPES = [
   'alert.created',
   'alert.severity_changed',
   'alert.acknowledged',
@@ -15,9 +16,34 @@ export const EVENT_TYPES = [
   'compliance.posture_changed',
 ] as const;
 
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * The event types the webhook service raises about itself (ADR 0030): only the delivery engine
+ * publishes them, on `<root>.ops.<tenant_id>.<type>`; a platform publisher's `webhook.*` event is
+ * refused (`reserved-type`). `webhook.test` is the sample event sent on a tenant's request.
+ */
+export const OPERATIONAL_EVENT_TYPES = [
+  'webhook.endpoint.degraded',
+  'webhook.endpoint.reactivated',
+  'webhook.endpoint.disabled',
+  'webhook.delivery.abandoned',
+  'webhook.test',
+] as const;
 
-export const EVENT_FAMILIES = ['alert', 'incident', 'compliance'] as const;
+/** The catalogue of subscribable event types: the platform's, then the service's own. */
+export const EVENT_TYPES = [...PLATFORM_EVENT_TYPES, ...OPERATIONAL_EVENT_TYPES] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
+
+/** The family of the operational event types: reserved to the webhook service. */
+export const OPERATIONAL_EVENT_FAMILY = 'webhook';
+
+export const EVENT_FAMILIES = [
+  'alert',
+  'incident',
+  'compliance',
+  OPERATIONAL_EVENT_FAMILY,
+] as const;
 
 export type EventFamily = (typeof EVENT_FAMILIES)[number];
 
@@ -31,6 +57,11 @@ export const EVENT_SUBSCRIPTIONS: readonly EventSubscription[] = [
 
 export function isEventSubscription(value: string): value is EventSubscription {
   return (EVENT_SUBSCRIPTIONS as readonly string[]).includes(value);
+}
+
+/** Whether a type is in the service's own family, whether or not the catalogue lists it yet. */
+export function isOperationalEventType(type: string): boolean {
+  return type.startsWith(`${OPERATIONAL_EVENT_FAMILY}.`);
 }
 
 export function subscriptionMatches(subscription: string, eventType: string): boolean {

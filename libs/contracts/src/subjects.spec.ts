@@ -27,10 +27,26 @@ describe('SubjectScheme', () => {
     expect(subjects.parseEvent(subject)).toBeNull();
   });
 
+  it("puts the service's own events under ops, apart from the platform's (ADR 0030)", () => {
+    const subject = subjects.operational('ten_abc', 'webhook.endpoint.degraded');
+    expect(subject).toBe('svc.ops.ten_abc.webhook.endpoint.degraded');
+    expect(subjects.operationalFilter).toBe('svc.ops.>');
+    expect(subjects.operationalFilterOf('ten_abc')).toBe('svc.ops.ten_abc.>');
+    expect(subjects.parseOperational(subject)).toEqual({
+      tenantId: 'ten_abc',
+      type: 'webhook.endpoint.degraded',
+    });
+    expect(subjects.parseEvent(subject)).toBeNull();
+    expect(subjects.parseOperational(subjects.event('ten_abc', 'alert.created'))).toBeNull();
+    expect(subjects.parseOperational('svc.ops.ten_abc')).toBeNull();
+  });
+
   it('keeps deployments with other roots apart', () => {
     const staging = new SubjectScheme('staging.svc');
     expect(staging.event('ten_a', 'alert.created')).toBe('staging.svc.events.ten_a.alert.created');
     expect(subjects.parseEvent(staging.event('ten_a', 'alert.created'))).toBeNull();
+    expect(staging.operationalFilter).toBe('staging.svc.ops.>');
+    expect(subjects.parseOperational(staging.operational('ten_a', 'webhook.test'))).toBeNull();
     expect(() => new SubjectScheme('bad root>')).toThrow();
   });
 });

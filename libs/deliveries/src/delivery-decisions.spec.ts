@@ -6,10 +6,13 @@ import {
   decideDeferred,
   decideRacedAttempt,
   decideRedriven,
+  decideReplayed,
+  decideTestScheduled,
   MAX_RETRY_AFTER_MS,
 } from './delivery-decisions';
 import { DeliveryIdentity } from './delivery-events';
 import { AttemptResult, resultOfStatus } from './rules/attempt-result';
+import { TEST_EVENT_TYPE } from './rules/test-events';
 
 const identity: DeliveryIdentity = deliveryIdentity();
 const now = new Date('2026-01-01T00:00:00.000Z');
@@ -180,7 +183,40 @@ describe('decideDeferred', () => {
   });
 });
 
+describe('decideAttempted with 410 Gone (ADR 0027)', () => {
+  it('given a first attempt, when the receiver answers 410, then the delivery is abandoned at once and the endpoint is gone', () => {
+    const { event, conclusion } = decideAttempted(
+      { identity, result: resultOfStatus(410, 3, null), policy },
+      null,
+      now,
+    );
+    expect(conclusion).toBe('gone');
+    expect(event.data).toMatchObject({ abandoned: true, next_attempt_at: null, status_code: 410 });
+  });
+
+  it('given a 404 or a 400, when decided, then the schedule retries as for any other failure', () => {
+    for (const status of [400, 404]) {
+      const { conclusion } = decideAttempted(
+        { identity, result: resultOfStatus(status, 3, null), policy },
+        null,
+        now,
+      );
+      expect(conclusion).toBe('retrying');
+    }
+  });
+});
+
 describe('decideCancelled', () => {
+  it('given a pending delivery, when its endpoint was disabled by a 410, then it is cancelled as endpoint_disabled', () => {
+    const [event] = decideCancelled(
+      { endpointFound: true, endpointDisabled: true, payloadFound: true },
+      delivery(),
+      now,
+    );
+
+    expect(event.data.reason).toBe('endpoint_disabled');
+  });
+
   it('given a pending delivery, when its endpoint is gone, then it is cancelled as endpoint_deleted', () => {
     expect(decideCancelled({ endpointFound: false, payloadFound: true }, delivery(), now)).toEqual([
       {
@@ -291,5 +327,124 @@ describe('decideRacedAttempt', () => {
     const twice = decideRacedAttempt({ attempt: once.data }, delivery({ id: 'del_b' }));
 
     expect(twice.data).toMatchObject({ delivery_id: 'del_b', concurrent_with: 'del_lost' });
+  });
+});
+
+describe('test events (ADR 0029)', () => {
+  const test = deliveryIdentity({ event_type: TEST_EVENT_TYPE });
+
+  describe('decideTestScheduled', () => {
+    const command = {
+      deliveryId: 'del_t',
+      eventId: 'evt_t',
+      endpointId: 'wh_1',
+      tenantId: 'ten_1',
+    };
+
+    it('given no delivery yet, when a test is asked for, then a delivery of a webhook.test event is due at once', () => {
+      expect(decideTestScheduled(command, null, now)).toEqual([
+        {
+          type: 'delivery.scheduled',
+          data: {
+            delivery_id: 'del_t',
+            event_id: 'evt_t',
+            endpoint_id: 'wh_1',
+            tenant_id: 'ten_1',
+            event_type: 'webhook.test',
+            due_at: '2026-01-01T00:00:00.000Z',
+            reason: 'test_requested',
+          },
+        },
+      ]);
+    });
+
+    it('given the delivery exists, when the same test is asked for again, then nothing happens', () => {
+      expect(decideTestScheduled(command, delivery({ id: 'del_t' }), now)).toEqual([]);
+    });
+  });
+
+  describe('decideAttempted of a test delivery', () => {
+    it('given a test delivery, when its only attempt fails, then it is abandoned, never retried, and concerns no endpoint', () => {
+      const decision = decideAttempted({ identity: test, result: failed, policy }, null, now);
+
+      expect(decision.conclusion).toBe('abandoned');
+      expect(decision.concernsEndpoint).toBe(false);
+      expect(decision.event.data).toMatchObject({
+        attempt: 1,
+        abandoned: true,
+        next_attempt_at: null,
+        event_type: 'webhook.test',
+      });
+    });
+
+    it('given a test delivery, when its receiver answers 429 with Retry-After, then it is still not retried', () => {
+      const decision = decideAttempted(
+        { identity: test, result: { ...resultOfStatus(429, 4, null), retryAfterMs: 1000 }, policy },
+        null,
+        now,
+      );
+
+      expect(decision.event.data).toMatchObject({ abandoned: true, next_attempt_at: null });
+    });
+
+    it('given a test delivery, when it succeeds, then it succeeded and still concerns no endpoint', () => {
+      const decision = decideAttempted({ identity: test, result: succeeded, policy }, null, now);
+
+      expect(decision.conclusion).toBe('succeeded');
+      expect(decision.concernsEndpoint).toBe(false);
+    });
+
+    it('given a replayed test delivery, when its attempt fails, then that one attempt ends its run', () => {
+      const replayed = delivery({ eventType: TEST_EVENT_TYPE, attempts: 1, runAttempts: 0 });
+
+      const decision = decideAttempted({ identity: test, result: failed, policy }, replayed, now);
+
+      expect(decision.event.data).toMatchObject({ attempt: 2, run_attempt: 1, abandoned: true });
+    });
+
+    it('given an event of the platform, when an attempt is decided, then it concerns its endpoint', () => {
+      expect(
+        decideAttempted({ identity, result: failed, policy }, null, now).concernsEndpoint,
+      ).toBe(true);
+    });
+  });
+
+  it('given an abandoned test delivery, when its endpoint is recovered with a re-drive, then it is not re-driven', () => {
+    const abandonedTest = delivery({
+      eventType: TEST_EVENT_TYPE,
+      status: 'abandoned',
+      completedAt: now,
+    });
+
+    expect(decideRedriven({ abandonedSince: new Date(0) }, abandonedTest, now)).toEqual([]);
+  });
+});
+
+describe('decideReplayed (ADR 0029)', () => {
+  it.each(['succeeded', 'abandoned', 'cancelled', 'pending'] as const)(
+    'given a %s delivery, when replayed, then a new run is due at once and the status it had is kept in the event',
+    (status) => {
+      const state = delivery({
+        status,
+        attempts: 3,
+        completedAt: status === 'pending' ? null : now,
+      });
+
+      expect(decideReplayed({ attemptInFlight: false }, state, now)).toEqual([
+        {
+          type: 'delivery.replayed',
+          data: {
+            delivery_id: 'del_1',
+            status_before: status,
+            due_at: '2026-01-01T00:00:00.000Z',
+            replayed_at: '2026-01-01T00:00:00.000Z',
+          },
+        },
+      ]);
+    },
+  );
+
+  it('given a pending delivery whose attempt is in flight, when replayed, then nothing happens: that attempt is the re-send', () => {
+    expect(decideReplayed({ attemptInFlight: true }, delivery(), now)).toEqual([]);
   });
 });

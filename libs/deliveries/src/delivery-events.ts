@@ -4,6 +4,8 @@ export const DELIVERY_EVENT_TYPES = {
   deferred: 'delivery.deferred',
   redriven: 'delivery.redriven',
   cancelled: 'delivery.cancelled',
+  scheduled: 'delivery.scheduled',
+  replayed: 'delivery.replayed',
 } as const;
 
 /** Which event goes to which endpoint; carried by the events that can start a stream. */
@@ -65,13 +67,35 @@ export interface DeliveryRedriven {
   redriven_at: string;
 }
 
+/**
+ * A delivery started by a request rather than by an event taken from NATS: the test event of
+ * `POST /v1/webhooks/{id}/test` (ADR 0029), due at once.
+ */
+export interface DeliveryScheduled extends DeliveryIdentity {
+  due_at: string;
+  reason: 'test_requested';
+}
+
+/**
+ * A delivery sent again on request (`POST /v1/deliveries/{id}/replay`, or every delivery of an
+ * endpoint in a time range), whatever its status: a fresh run of attempts, due at once (ADR 0029).
+ */
+export interface DeliveryReplayed {
+  delivery_id: string;
+  /** The delivery's status when it was replayed. */
+  status_before: 'pending' | 'succeeded' | 'abandoned' | 'cancelled';
+  due_at: string;
+  replayed_at: string;
+}
+
 export interface DeliveryCancelled {
   delivery_id: string;
   /**
    * `payload_missing`: no body of this tenant's event is stored (a delivery made before event
    * identity was per tenant, whose stored body was another tenant's): nothing may be sent.
+   * `endpoint_disabled`: the endpoint answered 410 Gone to another delivery (ADR 0027).
    */
-  reason: 'endpoint_deleted' | 'payload_missing';
+  reason: 'endpoint_deleted' | 'endpoint_disabled' | 'payload_missing';
   cancelled_at: string;
 }
 
@@ -91,7 +115,20 @@ export interface DeliveryCancelledEvent {
   type: typeof DELIVERY_EVENT_TYPES.cancelled;
   data: DeliveryCancelled;
 }
+export interface DeliveryScheduledEvent {
+  type: typeof DELIVERY_EVENT_TYPES.scheduled;
+  data: DeliveryScheduled;
+}
+export interface DeliveryReplayedEvent {
+  type: typeof DELIVERY_EVENT_TYPES.replayed;
+  data: DeliveryReplayed;
+}
 
 /** Every event a delivery's stream can get. */
 export type DeliveryEvent =
-  DeliveryAttemptedEvent | DeliveryDeferredEvent | DeliveryRedrivenEvent | DeliveryCancelledEvent;
+  | DeliveryAttemptedEvent
+  | DeliveryDeferredEvent
+  | DeliveryRedrivenEvent
+  | DeliveryCancelledEvent
+  | DeliveryScheduledEvent
+  | DeliveryReplayedEvent;

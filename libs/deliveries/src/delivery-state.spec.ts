@@ -93,6 +93,69 @@ describe('applyDeliveryEvent', () => {
     });
   });
 
+  it('starts a test delivery with no attempt yet, due at once (ADR 0029)', () => {
+    const state = fold([
+      {
+        type: DELIVERY_EVENT_TYPES.scheduled,
+        data: {
+          ...identity,
+          event_type: 'webhook.test',
+          due_at: '2026-01-01T00:00:00.000Z',
+          reason: 'test_requested',
+        },
+      },
+    ]);
+    expect(state).toMatchObject({
+      id: 'del_1',
+      eventType: 'webhook.test',
+      status: 'pending',
+      attempts: 0,
+      runAttempts: 0,
+      nextAttemptAt: new Date('2026-01-01T00:00:00.000Z'),
+      createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      completedAt: null,
+      version: 1,
+    });
+  });
+
+  it.each([
+    ['succeeded', attempted({ succeeded: true, status_code: 200, next_attempt_at: null })],
+    [
+      'abandoned',
+      attempted({ attempt: 5, run_attempt: 5, next_attempt_at: null, abandoned: true }),
+    ],
+    ['pending', attempted({ attempt: 2, run_attempt: 2 })],
+  ] as const)(
+    'replays a %s delivery: pending again, a new run due at once, attempts still counted (ADR 0029)',
+    (statusBefore, last) => {
+      const before = fold([last]);
+      expect(before?.status).toBe(statusBefore);
+
+      const replayed = applyDeliveryEvent(
+        before,
+        {
+          type: DELIVERY_EVENT_TYPES.replayed,
+          data: {
+            delivery_id: 'del_1',
+            status_before: statusBefore,
+            due_at: '2026-01-02T00:00:00.000Z',
+            replayed_at: '2026-01-02T00:00:00.000Z',
+          },
+        },
+        2,
+      );
+
+      expect(replayed).toMatchObject({
+        status: 'pending',
+        attempts: last.data.attempt,
+        runAttempts: 0,
+        nextAttemptAt: new Date('2026-01-02T00:00:00.000Z'),
+        completedAt: null,
+        version: 2,
+      });
+    },
+  );
+
   it('cancels a pending delivery', () => {
     const state = fold([
       attempted({}),

@@ -54,7 +54,18 @@ export function applyDeliveryEvent(
         version,
       };
     }
+    case DELIVERY_EVENT_TYPES.scheduled: {
+      const dueAt = new Date(event.data.due_at);
+      return {
+        ...(state ?? started(event.data, dueAt)),
+        status: 'pending',
+        nextAttemptAt: dueAt,
+        version,
+      };
+    }
+    // Both start a new run of attempts, due at once; attempt numbers keep counting.
     case DELIVERY_EVENT_TYPES.redriven:
+    case DELIVERY_EVENT_TYPES.replayed:
       return state
         ? {
             ...state,

@@ -4,6 +4,7 @@ export * from './delivery-state';
 export * from './rules/attempt-result';
 export * from './rules/endpoint-status';
 export * from './rules/retry-schedule';
+export * from './rules/test-events';
 export * from './projection/delivery-projection';
 export * from './projection/delivery-projection-tables';
 export * from './projection/delivery-schedule-projection';

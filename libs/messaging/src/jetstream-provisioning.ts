@@ -58,25 +58,56 @@ type DesiredConsumer = Required<
 const FIXED_STREAM_FIELDS: readonly string[] = ['storage', 'retention'];
 const FIXED_CONSUMER_FIELDS: readonly string[] = ['deliver_policy', 'ack_policy'];
 
-/** The streams and the consumer the delivery engine needs, as the configuration describes them. */
+/**
+ * The names of the operational-events stream and of the engines' consumer of it (ADR 0030),
+ * derived from the configured events stream and consumer so that each environment's are its own
+ * without more settings: `SVC_EVENTS` gives `SVC_OPS` (a name without the `_EVENTS` ending gets
+ * `_OPS` appended), `svc-delivery` gives `svc-delivery-ops`.
+ */
+export function operationalJetStreamNames(settings: JetStreamSettings): {
+  stream: string;
+  consumer: string;
+} {
+  const stream = settings.eventsStream.endsWith('_EVENTS')
+    ? `${settings.eventsStream.slice(0, -'_EVENTS'.length)}_OPS`
+    : `${settings.eventsStream}_OPS`;
+  return { stream, consumer: `${settings.consumer}-ops` };
+}
+
+/** The streams and the consumers the delivery engine needs, as the configuration describes them. */
 export function desiredJetStreamObjects(settings: JetStreamSettings): {
   events: DesiredStream;
   deadLetter: DesiredStream;
   consumer: DesiredConsumer;
+  operational: DesiredStream;
+  operationalConsumer: DesiredConsumer;
 } {
   const subjects = new SubjectScheme(settings.subjectRoot);
+  const operationalNames = operationalJetStreamNames(settings);
+  const consumer: DesiredConsumer = {
+    durable_name: settings.consumer,
+    filter_subject: subjects.eventsFilter,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(settings.ackWaitMs),
+    max_ack_pending: settings.maxAckPending,
+    deliver_policy: DeliverPolicy.All,
+    // Redelivery never stops on its own: the engine parks poison messages itself, and a cap
+    // here would silently drop events whose deliveries merely keep timing out.
+    max_deliver: -1,
+  };
+  const events: DesiredStream = {
+    name: settings.eventsStream,
+    subjects: [subjects.eventsFilter],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(settings.maxAgeMs),
+    num_replicas: settings.replicas,
+    // The server refuses a duplicate window longer than the retention.
+    duplicate_window: nanos(Math.min(EVENTS_DUPLICATE_WINDOW_MS, settings.maxAgeMs)),
+    discard: DiscardPolicy.Old,
+  };
   return {
-    events: {
-      name: settings.eventsStream,
-      subjects: [subjects.eventsFilter],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      max_age: nanos(settings.maxAgeMs),
-      num_replicas: settings.replicas,
-      // The server refuses a duplicate window longer than the retention.
-      duplicate_window: nanos(Math.min(EVENTS_DUPLICATE_WINDOW_MS, settings.maxAgeMs)),
-      discard: DiscardPolicy.Old,
-    },
+    events,
     deadLetter: {
       name: settings.deadLetterStream,
       subjects: [subjects.deadLetterFilter],
@@ -85,23 +116,27 @@ export function desiredJetStreamObjects(settings: JetStreamSettings): {
       max_age: nanos(DEAD_LETTER_MAX_AGE_MS),
       num_replicas: settings.replicas,
     },
-    consumer: {
-      durable_name: settings.consumer,
-      filter_subject: subjects.eventsFilter,
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: nanos(settings.ackWaitMs),
-      max_ack_pending: settings.maxAckPending,
-      deliver_policy: DeliverPolicy.All,
-      // Redelivery never stops on its own: the engine parks poison messages itself, and a cap
-      // here would silently drop events whose deliveries merely keep timing out.
-      max_deliver: -1,
+    consumer,
+    // Kept as long as the events, for the same reason: an operational event is delivered to the
+    // tenant's endpoints like any other, and its records must outlive its redeliveries.
+    operational: {
+      ...events,
+      name: operationalNames.stream,
+      subjects: [subjects.operationalFilter],
+    },
+    // A consumer of its own: the server (2.9) takes one filter subject per consumer.
+    operationalConsumer: {
+      ...consumer,
+      durable_name: operationalNames.consumer,
+      filter_subject: subjects.operationalFilter,
     },
   };
 }
 
 /**
- * Creates the events stream, the dead-letter stream and the delivery consumer, or brings existing
- * ones to the configuration. Safe to run on every start and from several replicas at once.
+ * Creates the events stream, the dead-letter stream, the operational-events stream and the
+ * delivery consumers of the two, or brings existing ones to the configuration. Safe to run on
+ * every start and from several replicas at once.
  */
 export async function provisionJetStream(
   nc: NatsConnection,
@@ -118,12 +153,17 @@ export async function provisionJetStream(
   const jsm = await jetstreamManager(nc);
   const desired = desiredJetStreamObjects(settings);
   const summary: ProvisioningSummary = { created: [], updated: [], unchanged: [] };
-  for (const stream of [desired.events, desired.deadLetter]) {
+  for (const stream of [desired.events, desired.deadLetter, desired.operational]) {
     const outcome = await ensureStream(jsm, stream);
     summary[outcome].push(`stream ${stream.name}`);
   }
-  const outcome = await ensureConsumer(jsm, desired.events.name, desired.consumer);
-  summary[outcome].push(`consumer ${desired.events.name}/${desired.consumer.durable_name}`);
+  for (const [stream, consumer] of [
+    [desired.events, desired.consumer],
+    [desired.operational, desired.operationalConsumer],
+  ] as const) {
+    const outcome = await ensureConsumer(jsm, stream.name, consumer);
+    summary[outcome].push(`consumer ${stream.name}/${consumer.durable_name}`);
+  }
   return summary;
 }
 

@@ -1,10 +1,13 @@
 import { endpointState } from '@svc/testing/builders';
 import {
   decideDegrade,
+  decideDisable,
   decideReactivate,
   decideRegister,
   decideRemove,
+  decideRotateSecret,
   decideUpdate,
+  MAX_SECRET_OVERLAP_MS,
   RegisterEndpoint,
 } from './endpoint-decisions';
 
@@ -140,4 +143,147 @@ describe('decideReactivate', () => {
       decideReactivate({ reason: 'delivery_succeeded', deliveryId: 'del_1' }, endpoint(), now),
     ).toEqual([]);
   });
+});
+
+describe('decideDisable (ADR 0027)', () => {
+  it.each(['active', 'degraded'] as const)(
+    'given a %s endpoint, when a receiver answers 410 Gone, then it is disabled, naming the delivery',
+    (status) => {
+      expect(decideDisable({ deliveryId: 'del_1' }, endpoint({ status }), now)).toEqual([
+        {
+          type: 'webhook_endpoint.disabled',
+          data: {
+            endpoint_id: 'wh_1',
+            reason: 'gone',
+            delivery_id: 'del_1',
+            status_code: 410,
+            at: '2026-01-01T00:00:00.000Z',
+          },
+        },
+      ]);
+    },
+  );
+
+  it('given a disabled endpoint, when another 410 comes, then nothing happens', () => {
+    expect(decideDisable({ deliveryId: 'del_2' }, endpoint({ status: 'disabled' }), now)).toEqual(
+      [],
+    );
+  });
+
+  it('given a disabled endpoint, when a delivery is abandoned, then it stays disabled', () => {
+    expect(decideDegrade({ deliveryId: 'del_2' }, endpoint({ status: 'disabled' }), now)).toEqual(
+      [],
+    );
+  });
+
+  it('given a disabled endpoint, when a delivery already on its way succeeds, then it stays disabled', () => {
+    expect(
+      decideReactivate(
+        { reason: 'delivery_succeeded', deliveryId: 'del_3' },
+        endpoint({ status: 'disabled' }),
+        now,
+      ),
+    ).toEqual([]);
+  });
+
+  it('given a disabled endpoint, when recovered, then it is active again', () => {
+    expect(
+      decideReactivate({ reason: 'recovered' }, endpoint({ status: 'disabled' }), now),
+    ).toEqual([expect.objectContaining({ type: 'webhook_endpoint.reactivated' })]);
+  });
+});
+
+describe('decideRotateSecret (ADR 0026)', () => {
+  const DAY_MS = 24 * 3600_000;
+
+  it('given an endpoint with one secret, when rotated with an overlap, then the old secret signs beside the new one until the overlap ends', () => {
+    expect(
+      decideRotateSecret({ secretCiphertext: 'sealed-2', overlapMs: DAY_MS }, endpoint(), now),
+    ).toEqual([
+      {
+        type: 'webhook_endpoint.secret_rotated',
+        data: {
+          endpoint_id: 'wh_1',
+          secret_ciphertext: 'sealed-2',
+          previous_secret_ciphertext: 'sealed-1',
+          previous_secret_expires_at: '2026-01-02T00:00:00.000Z',
+          rotated_at: '2026-01-01T00:00:00.000Z',
+        },
+      },
+    ]);
+  });
+
+  it('given an endpoint, when rotated without overlap, then the old secret stops at once', () => {
+    const [event] = decideRotateSecret(
+      { secretCiphertext: 'sealed-2', overlapMs: 0 },
+      endpoint(),
+      now,
+    );
+
+    expect(event.data).toMatchObject({
+      secret_ciphertext: 'sealed-2',
+      previous_secret_ciphertext: null,
+      previous_secret_expires_at: null,
+    });
+  });
+
+  it('given an endpoint still overlapping, when rotated again, then the oldest secret is dropped: at most two sign', () => {
+    const overlapping = endpoint({
+      secretCiphertext: 'sealed-2',
+      previousSecretCiphertext: 'sealed-1',
+      previousSecretExpiresAt: new Date('2026-01-01T12:00:00.000Z'),
+    });
+
+    const [event] = decideRotateSecret(
+      { secretCiphertext: 'sealed-3', overlapMs: DAY_MS },
+      overlapping,
+      now,
+    );
+
+    expect(event.data).toMatchObject({
+      secret_ciphertext: 'sealed-3',
+      previous_secret_ciphertext: 'sealed-2',
+      previous_secret_expires_at: '2026-01-02T00:00:00.000Z',
+    });
+    expect(JSON.stringify(event)).not.toContain('sealed-1');
+  });
+
+  it('given an endpoint still overlapping, when rotated without overlap, then only the new secret is left', () => {
+    const overlapping = endpoint({
+      secretCiphertext: 'sealed-2',
+      previousSecretCiphertext: 'sealed-1',
+      previousSecretExpiresAt: new Date('2026-01-01T12:00:00.000Z'),
+    });
+
+    const [event] = decideRotateSecret(
+      { secretCiphertext: 'sealed-3', overlapMs: 0 },
+      overlapping,
+      now,
+    );
+
+    expect(event.data).toMatchObject({
+      previous_secret_ciphertext: null,
+      previous_secret_expires_at: null,
+    });
+  });
+
+  it('given an endpoint, when rotated with the longest overlap allowed, then it is accepted', () => {
+    const [event] = decideRotateSecret(
+      { secretCiphertext: 'sealed-2', overlapMs: MAX_SECRET_OVERLAP_MS },
+      endpoint(),
+      now,
+    );
+
+    expect(MAX_SECRET_OVERLAP_MS).toBe(7 * DAY_MS);
+    expect(event.data.previous_secret_expires_at).toBe('2026-01-08T00:00:00.000Z');
+  });
+
+  it.each([-1, MAX_SECRET_OVERLAP_MS + 1])(
+    'given an endpoint, when rotated with an overlap of %s ms, then the rotation is refused',
+    (overlapMs) => {
+      expect(() =>
+        decideRotateSecret({ secretCiphertext: 'sealed-2', overlapMs }, endpoint(), now),
+      ).toThrow(RangeError);
+    },
+  );
 });

@@ -3,9 +3,11 @@ import {
   ENDPOINT_EVENT_TYPES,
   EndpointDegradedEvent,
   EndpointDeletedEvent,
+  EndpointDisabledEvent,
   EndpointEnvironment,
   EndpointReactivatedEvent,
   EndpointRegisteredEvent,
+  EndpointSecretRotatedEvent,
   EndpointUpdatedEvent,
 } from './endpoint-events';
 import { EndpointState } from './endpoint-state';
@@ -25,6 +27,7 @@ export interface RegisterEndpoint {
   /** Sealed by SecretCipher with the endpoint id as context. */
   secretCiphertext: string;
   environment: EndpointEnvironment;
+  rateLimitPerSecond?: number | null;
 }
 
 /** A new endpoint, active, at the URL as it will be delivered to. */
@@ -47,6 +50,9 @@ export function decideRegister(
         secret_ciphertext: command.secretCiphertext,
         status: 'active',
         environment: command.environment,
+        ...(command.rateLimitPerSecond != null && {
+          rate_limit_per_second: command.rateLimitPerSecond,
+        }),
         created_at: now.toISOString(),
       },
     },
@@ -57,6 +63,8 @@ export interface UpdateEndpoint {
   url?: string;
   events?: readonly EventSubscription[];
   secretCiphertext?: string;
+  /** null removes the limit. */
+  rateLimitPerSecond?: number | null;
 }
 
 /** The fields given, and only those, change. */
@@ -75,6 +83,9 @@ export function decideUpdate(
           ...(command.events !== undefined && { events: [...command.events] }),
           ...(command.secretCiphertext !== undefined && {
             secret_ciphertext: command.secretCiphertext,
+          }),
+          ...(command.rateLimitPerSecond !== undefined && {
+            rate_limit_per_second: command.rateLimitPerSecond,
           }),
         },
         updated_at: now.toISOString(),
@@ -105,13 +116,16 @@ export interface DegradeEndpoint {
   deliveryId: string;
 }
 
-/** Spec 3, ADR 0011: an abandoned delivery makes an active endpoint degraded. */
+/**
+ * Spec 3, ADR 0011: an abandoned delivery makes an active endpoint degraded. A disabled one stays
+ * disabled: only recovery ends that.
+ */
 export function decideDegrade(
   command: DegradeEndpoint,
   state: EndpointState,
   now: Date,
 ): EndpointDegradedEvent[] {
-  if (state.status === 'degraded') {
+  if (state.status !== 'active') {
     return [];
   }
   return [
@@ -133,13 +147,20 @@ export type ReactivateEndpoint =
   /** `POST /v1/webhooks/{id}/recover`. */
   | { reason: 'recovered' };
 
-/** A degraded endpoint becomes active again; an active one stays as it is. */
+/**
+ * A degraded endpoint becomes active again; an active one stays as it is. A disabled endpoint is
+ * made active by recovery only: a delivery that was already on its way when the 410 came does
+ * not undo what the receiver asked.
+ */
 export function decideReactivate(
   command: ReactivateEndpoint,
   state: EndpointState,
   now: Date,
 ): EndpointReactivatedEvent[] {
-  if (state.status === 'active') {
+  if (
+    state.status === 'active' ||
+    (state.status === 'disabled' && command.reason !== 'recovered')
+  ) {
     return [];
   }
   return [
@@ -150,6 +171,74 @@ export function decideReactivate(
         reason: command.reason,
         delivery_id: command.reason === 'delivery_succeeded' ? command.deliveryId : null,
         at: now.toISOString(),
+      },
+    },
+  ];
+}
+
+export interface DisableEndpoint {
+  /** The delivery whose attempt was answered 410 Gone. */
+  deliveryId: string;
+}
+
+/** ADR 0027: a 410 Gone disables the endpoint, whatever its status, until it is recovered. */
+export function decideDisable(
+  command: DisableEndpoint,
+  state: EndpointState,
+  now: Date,
+): EndpointDisabledEvent[] {
+  if (state.status === 'disabled') {
+    return [];
+  }
+  return [
+    {
+      type: ENDPOINT_EVENT_TYPES.disabled,
+      data: {
+        endpoint_id: state.id,
+        reason: 'gone',
+        delivery_id: command.deliveryId,
+        status_code: 410,
+        at: now.toISOString(),
+      },
+    },
+  ];
+}
+
+/** The longest a replaced secret may keep signing beside its successor. */
+export const MAX_SECRET_OVERLAP_MS = 7 * 24 * 3600_000;
+
+export interface RotateSecret {
+  /** The new secret, sealed by SecretCipher with the endpoint id as context. */
+  secretCiphertext: string;
+  /** How long the current secret keeps signing beside the new one; 0: it stops at once. */
+  overlapMs: number;
+}
+
+/**
+ * ADR 0026: the current secret becomes the previous one, signing beside the new one until the
+ * overlap ends. A secret still overlapping from an earlier rotation is dropped: at most two
+ * secrets sign at once, so a receiver holds at most two.
+ */
+export function decideRotateSecret(
+  command: RotateSecret,
+  state: EndpointState,
+  now: Date,
+): EndpointSecretRotatedEvent[] {
+  if (command.overlapMs < 0 || command.overlapMs > MAX_SECRET_OVERLAP_MS) {
+    throw new RangeError(`overlap must be between 0 and ${MAX_SECRET_OVERLAP_MS} ms`);
+  }
+  const overlapping = command.overlapMs > 0;
+  return [
+    {
+      type: ENDPOINT_EVENT_TYPES.secretRotated,
+      data: {
+        endpoint_id: state.id,
+        secret_ciphertext: command.secretCiphertext,
+        previous_secret_ciphertext: overlapping ? state.secretCiphertext : null,
+        previous_secret_expires_at: overlapping
+          ? new Date(now.getTime() + command.overlapMs).toISOString()
+          : null,
+        rotated_at: now.toISOString(),
       },
     },
   ];

@@ -7,9 +7,15 @@ export const ENDPOINT_EVENT_TYPES = {
   deleted: 'webhook_endpoint.deleted',
   degraded: 'webhook_endpoint.degraded',
   reactivated: 'webhook_endpoint.reactivated',
+  disabled: 'webhook_endpoint.disabled',
+  secretRotated: 'webhook_endpoint.secret_rotated',
 } as const;
 
-export type EndpointStatus = 'active' | 'degraded';
+/**
+ * `degraded` still receives events (spec 3); `disabled` receives none until recovered: its
+ * receiver answered 410 Gone (ADR 0027).
+ */
+export type EndpointStatus = 'active' | 'degraded' | 'disabled';
 
 /**
  * Live or sandbox (ADR 0018): taken from the credential that registered the endpoint (an
@@ -28,12 +34,21 @@ export interface EndpointRegistered {
   status: EndpointStatus;
   /** Absent in registrations recorded before ADR 0018: those endpoints are live. */
   environment?: EndpointEnvironment;
+  /** Deliveries per second across all engines (ADR 0028); absent or null: no limit. */
+  rate_limit_per_second?: number | null;
   created_at: string;
 }
 
 export interface EndpointUpdated {
   endpoint_id: string;
-  changes: { url?: string; events?: EventSubscription[]; secret_ciphertext?: string };
+  changes: {
+    url?: string;
+    events?: EventSubscription[];
+    /** A new secret replacing the old at once (PATCH): no overlap, unlike a rotation. */
+    secret_ciphertext?: string;
+    /** null removes the limit. */
+    rate_limit_per_second?: number | null;
+  };
   updated_at: string;
 }
 
@@ -58,6 +73,28 @@ export interface EndpointReactivated {
   at: string;
 }
 
+/** The receiver answered 410 Gone: nothing more is sent until the endpoint is recovered. */
+export interface EndpointDisabled {
+  endpoint_id: string;
+  reason: 'gone';
+  delivery_id: string;
+  status_code: 410;
+  at: string;
+}
+
+/**
+ * A new signing secret; the one it replaces keeps signing beside it until
+ * `previous_secret_expires_at` (ADR 0026), so receivers can switch without losing a delivery.
+ */
+export interface EndpointSecretRotated {
+  endpoint_id: string;
+  secret_ciphertext: string;
+  /** Null when the rotation asked for no overlap. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: string | null;
+  rotated_at: string;
+}
+
 export interface EndpointRegisteredEvent {
   type: typeof ENDPOINT_EVENT_TYPES.registered;
   data: EndpointRegistered;
@@ -79,13 +116,24 @@ export interface EndpointReactivatedEvent {
   data: EndpointReactivated;
 }
 
+export interface EndpointDisabledEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.disabled;
+  data: EndpointDisabled;
+}
+export interface EndpointSecretRotatedEvent {
+  type: typeof ENDPOINT_EVENT_TYPES.secretRotated;
+  data: EndpointSecretRotated;
+}
+
 /** Every event an endpoint's stream can get. */
 export type EndpointEvent =
   | EndpointRegisteredEvent
   | EndpointUpdatedEvent
   | EndpointDeletedEvent
   | EndpointDegradedEvent
-  | EndpointReactivatedEvent;
+  | EndpointReactivatedEvent
+  | EndpointDisabledEvent
+  | EndpointSecretRotatedEvent;
 
 export function isEndpointEventType(type: string): type is EndpointEvent['type'] {
   return (Object.values(ENDPOINT_EVENT_TYPES) as string[]).includes(type);

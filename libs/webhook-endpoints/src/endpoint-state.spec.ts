@@ -13,8 +13,11 @@ describe('applyEndpointEvent', () => {
       url: 'https://a.example/in',
       events: ['alert.created'],
       secretCiphertext: 'sealed-1',
+      previousSecretCiphertext: null,
+      previousSecretExpiresAt: null,
       status: 'active',
       environment: 'live',
+      rateLimitPerSecond: null,
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       updatedAt: new Date('2026-01-01T00:00:00.000Z'),
       version: 1,
@@ -123,5 +126,129 @@ describe('applyEndpointEvent', () => {
     };
     expect(fold([registered, deleted])).toBeNull();
     expect(fold([registered, deleted, update])).toBeNull();
+  });
+});
+
+describe('applyEndpointEvent: disabled (ADR 0027)', () => {
+  it('disables on a 410 and only a recovery makes the endpoint active again', () => {
+    const disabled = fold([
+      registered,
+      {
+        type: ENDPOINT_EVENT_TYPES.disabled,
+        data: {
+          endpoint_id: 'wh_1',
+          reason: 'gone',
+          delivery_id: 'del_1',
+          status_code: 410,
+          at: '2026-01-03T00:00:00.000Z',
+        },
+      },
+    ]);
+    expect(disabled).toMatchObject({
+      status: 'disabled',
+      version: 2,
+      updatedAt: new Date('2026-01-03T00:00:00.000Z'),
+    });
+  });
+});
+
+describe('applyEndpointEvent: rate limit (ADR 0028)', () => {
+  it('keeps the registered limit until an update changes or removes it', () => {
+    const limited = applyEndpointEvent(
+      null,
+      {
+        type: ENDPOINT_EVENT_TYPES.registered,
+        data: { ...registered.data, rate_limit_per_second: 5 },
+      },
+      1,
+    );
+    expect(limited).toMatchObject({ rateLimitPerSecond: 5 });
+    const update = (changes: { rate_limit_per_second?: number | null; url?: string }) =>
+      ({
+        type: ENDPOINT_EVENT_TYPES.updated,
+        data: { endpoint_id: 'wh_1', changes, updated_at: '2026-01-02T00:00:00.000Z' },
+      }) as EndpointEvent;
+    expect(applyEndpointEvent(limited, update({ url: 'https://b.example/' }), 2)).toMatchObject({
+      rateLimitPerSecond: 5,
+    });
+    expect(applyEndpointEvent(limited, update({ rate_limit_per_second: 9 }), 2)).toMatchObject({
+      rateLimitPerSecond: 9,
+    });
+    expect(applyEndpointEvent(limited, update({ rate_limit_per_second: null }), 2)).toMatchObject({
+      rateLimitPerSecond: null,
+    });
+  });
+});
+
+describe('applyEndpointEvent: secret rotation (ADR 0026)', () => {
+  const rotated = (
+    data: Partial<Extract<EndpointEvent, { type: 'webhook_endpoint.secret_rotated' }>['data']> = {},
+  ): EndpointEvent => ({
+    type: ENDPOINT_EVENT_TYPES.secretRotated,
+    data: {
+      endpoint_id: 'wh_1',
+      secret_ciphertext: 'sealed-2',
+      previous_secret_ciphertext: 'sealed-1',
+      previous_secret_expires_at: '2026-01-03T00:00:00.000Z',
+      rotated_at: '2026-01-02T00:00:00.000Z',
+      ...data,
+    },
+  });
+  const updated = (changes: { secret_ciphertext?: string; url?: string }): EndpointEvent => ({
+    type: ENDPOINT_EVENT_TYPES.updated,
+    data: { endpoint_id: 'wh_1', changes, updated_at: '2026-01-02T06:00:00.000Z' },
+  });
+
+  it('given an endpoint, when its secret is rotated, then the old one is kept beside the new one with its expiry', () => {
+    expect(fold([registered, rotated()])).toMatchObject({
+      secretCiphertext: 'sealed-2',
+      previousSecretCiphertext: 'sealed-1',
+      previousSecretExpiresAt: new Date('2026-01-03T00:00:00.000Z'),
+      updatedAt: new Date('2026-01-02T00:00:00.000Z'),
+      version: 2,
+    });
+  });
+
+  it('given an overlap, when rotated again without overlap, then no previous secret is left', () => {
+    expect(
+      fold([
+        registered,
+        rotated(),
+        rotated({
+          secret_ciphertext: 'sealed-3',
+          previous_secret_ciphertext: null,
+          previous_secret_expires_at: null,
+        }),
+      ]),
+    ).toMatchObject({
+      secretCiphertext: 'sealed-3',
+      previousSecretCiphertext: null,
+      previousSecretExpiresAt: null,
+      version: 3,
+    });
+  });
+
+  it('given an overlap, when a PATCH sets the secret, then it replaces both at once', () => {
+    expect(fold([registered, rotated(), updated({ secret_ciphertext: 'sealed-9' })])).toMatchObject(
+      {
+        secretCiphertext: 'sealed-9',
+        previousSecretCiphertext: null,
+        previousSecretExpiresAt: null,
+        version: 3,
+      },
+    );
+  });
+
+  it('given an overlap, when a PATCH changes something else, then the overlap goes on', () => {
+    expect(fold([registered, rotated(), updated({ url: 'https://b.example/' })])).toMatchObject({
+      url: 'https://b.example/',
+      secretCiphertext: 'sealed-2',
+      previousSecretCiphertext: 'sealed-1',
+      previousSecretExpiresAt: new Date('2026-01-03T00:00:00.000Z'),
+    });
+  });
+
+  it('given no endpoint, when a rotation comes, then there is still none', () => {
+    expect(applyEndpointEvent(null, rotated(), 1)).toBeNull();
   });
 });

@@ -13,8 +13,13 @@ export interface EndpointState {
   url: string;
   events: EventSubscription[];
   secretCiphertext: string;
+  /** The secret a rotation replaced, still signing beside the new one until it expires. */
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAt: Date | null;
   status: EndpointStatus;
   environment: EndpointEnvironment;
+  /** Deliveries per second across all engines; null: no limit. */
+  rateLimitPerSecond: number | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -39,8 +44,11 @@ export function applyEndpointEvent(
         url: data.url,
         events: data.events,
         secretCiphertext: data.secret_ciphertext,
+        previousSecretCiphertext: null,
+        previousSecretExpiresAt: null,
         status: data.status,
         environment: data.environment ?? 'live',
+        rateLimitPerSecond: data.rate_limit_per_second ?? null,
         createdAt,
         updatedAt: createdAt,
         version,
@@ -50,12 +58,19 @@ export function applyEndpointEvent(
       if (!state) {
         return null;
       }
-      const { url, events, secret_ciphertext } = event.data.changes;
+      const { url, events, secret_ciphertext, rate_limit_per_second } = event.data.changes;
       return {
         ...state,
         url: url ?? state.url,
         events: events ?? state.events,
         secretCiphertext: secret_ciphertext ?? state.secretCiphertext,
+        // A secret set by PATCH replaces every secret at once, an overlapping one included.
+        ...(secret_ciphertext !== undefined && {
+          previousSecretCiphertext: null,
+          previousSecretExpiresAt: null,
+        }),
+        rateLimitPerSecond:
+          rate_limit_per_second === undefined ? state.rateLimitPerSecond : rate_limit_per_second,
         updatedAt: new Date(event.data.updated_at),
         version,
       };
@@ -70,5 +85,25 @@ export function applyEndpointEvent(
       return state
         ? { ...state, status: 'active', updatedAt: new Date(event.data.at), version }
         : null;
+    case ENDPOINT_EVENT_TYPES.disabled:
+      return state
+        ? { ...state, status: 'disabled', updatedAt: new Date(event.data.at), version }
+        : null;
+    case ENDPOINT_EVENT_TYPES.secretRotated: {
+      if (!state) {
+        return null;
+      }
+      const data = event.data;
+      return {
+        ...state,
+        secretCiphertext: data.secret_ciphertext,
+        previousSecretCiphertext: data.previous_secret_ciphertext,
+        previousSecretExpiresAt: data.previous_secret_expires_at
+          ? new Date(data.previous_secret_expires_at)
+          : null,
+        updatedAt: new Date(data.rotated_at),
+        version,
+      };
+    }
   }
 }

@@ -41,8 +41,11 @@ export interface DeliveryInfo {
 }
 
 export interface ReceiverOptions {
-  /** The secret given when the endpoint was registered. */
-  secret: string;
+  /**
+   * The secret given when the endpoint was registered, or several: during a rotation (ADR 0026)
+   * give the new one and the old one, and a delivery signed with either verifies.
+   */
+  secret: string | readonly string[];
   /** Runs after the answer has been sent, one event at a time, at most once per event id. */
   onEvent: (event: WebhookEvent, delivery: DeliveryInfo) => void | Promise<void>;
   /** PEM certificate (chain) and key; without them the server is plain HTTP. */
@@ -81,7 +84,8 @@ interface QueuedEvent {
 class BodyTooLarge extends Error {}
 
 export function createReceiver(options: ReceiverOptions): ReceiverServer {
-  if (options.secret === '') {
+  const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
+  if (secrets.length === 0 || secrets.some((secret) => secret === '')) {
     throw new RangeError('secret must not be empty');
   }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -132,24 +136,22 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
     // Verify before parsing: nothing about an unauthenticated body deserves any work.
     const signature = request.headers[SIGNATURE_HEADER];
     const header = typeof signature === 'string' ? signature : undefined;
-    if (!verifySignature(rawBody, header, options.secret)) {
+    if (!secrets.some((secret) => verifySignature(rawBody, header, secret))) {
       options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
       return answer(response, 401, 'invalid signature');
     }
     // The spec's signature covers the body only: a captured delivery would verify forever. The
     // Standard Webhooks signature also covers the send time, which must be recent.
-    const fresh = verifyStandardWebhook(
-      rawBody,
-      {
-        id: single(request.headers['webhook-id']),
-        timestamp: single(request.headers['webhook-timestamp']),
-        signature: single(request.headers['webhook-signature']),
-      },
-      options.secret,
-      {
+    const standardHeaders = {
+      id: single(request.headers['webhook-id']),
+      timestamp: single(request.headers['webhook-timestamp']),
+      signature: single(request.headers['webhook-signature']),
+    };
+    const fresh = secrets.some((secret) =>
+      verifyStandardWebhook(rawBody, standardHeaders, secret, {
         toleranceSeconds: options.timestampToleranceSeconds ?? DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
         now: receivedAt,
-      },
+      }),
     );
     if (!fresh) {
       options.onRejected?.({ rawBody, headers: request.headers, receivedAt });

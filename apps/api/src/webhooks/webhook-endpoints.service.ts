@@ -47,6 +47,8 @@ export interface RegisterCommand {
   url: string;
   events: EventSubscription[];
   secret: string;
+  /** Absent or null: no limit. */
+  rate_limit_per_second?: number | null;
 }
 
 /**
@@ -77,6 +79,7 @@ export class WebhookEndpointsService {
       events: command.events,
       secretCiphertext: this.cipher.encrypt(command.secret, id),
       environment: environmentOf(context.principal),
+      rateLimitPerSecond: command.rate_limit_per_second ?? null,
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
       const change = await changeEndpoint(
@@ -96,9 +99,17 @@ export class WebhookEndpointsService {
     id: string,
     changes: EndpointFields,
   ): Promise<EndpointState> {
-    if (changes.url === undefined && changes.events === undefined && changes.secret === undefined) {
+    if (
+      changes.url === undefined &&
+      changes.events === undefined &&
+      changes.secret === undefined &&
+      changes.rate_limit_per_second === undefined
+    ) {
       throw problems.invalidRequest([
-        { field: '(body)', detail: 'name at least one of url, events, secret' },
+        {
+          field: '(body)',
+          detail: 'name at least one of url, events, secret, rate_limit_per_second',
+        },
       ]);
     }
     this.enforceRules(changes);
@@ -111,6 +122,7 @@ export class WebhookEndpointsService {
             changes.secret === undefined
               ? undefined
               : this.cipher.encrypt(changes.secret, current.id),
+          rateLimitPerSecond: changes.rate_limit_per_second,
         },
         current,
         new Date(),

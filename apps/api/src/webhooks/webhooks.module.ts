@@ -8,13 +8,19 @@ import {
   REDRIVE_BATCH_SIZE,
 } from './endpoint-recovery.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookSecretController } from './webhook-secret.controller';
+import { WebhookSecretService } from './webhook-secret.service';
+import { WebhookTestController } from './webhook-test.controller';
+import { WebhookTestService } from './webhook-test.service';
 import { WebhooksController } from './webhooks.controller';
 
 @Module({
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, WebhookSecretController, WebhookTestController],
   providers: [
     WebhookEndpointsService,
     EndpointRecoveryService,
+    WebhookSecretService,
+    WebhookTestService,
     {
       provide: RECOVERY_OPTIONS,
       useFactory: (config: AppConfig): RecoveryOptions => ({

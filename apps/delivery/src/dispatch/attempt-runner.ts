@@ -22,7 +22,7 @@ import {
   standardWebhookSignature,
 } from '@svc/signing';
 import { DeliveryMetrics } from '../delivery-metrics';
-import { DirectoryEndpoint } from '../fan-out/endpoint-directory';
+import { DirectoryEndpoint, signingSecretsOf } from '../fan-out/endpoint-directory';
 import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
 import { HttpSender } from './http-sender';
 
@@ -108,7 +108,8 @@ export class AttemptRunner {
         responseExcerpt: null,
       };
     }
-    const sentAt = Math.floor(Date.now() / 1000);
+    const now = new Date();
+    const sentAt = Math.floor(now.getTime() / 1000);
     this.metrics.inFlight.inc();
     try {
       return await this.sender.post(order.endpoint.url, order.body, {
@@ -123,8 +124,10 @@ export class AttemptRunner {
         // by it, and the send time, signed with the body, so a replay is refused.
         [STANDARD_WEBHOOK_HEADERS.id]: order.identity.event_id,
         [STANDARD_WEBHOOK_HEADERS.timestamp]: String(sentAt),
+        // During a rotation's overlap both secrets sign (ADR 0026); the spec's header carries the
+        // newest only, as it has room for one signature.
         [STANDARD_WEBHOOK_HEADERS.signature]: standardWebhookSignature(
-          [order.endpoint.secret],
+          signingSecretsOf(order.endpoint, now),
           order.identity.event_id,
           sentAt,
           order.body,
@@ -137,7 +140,7 @@ export class AttemptRunner {
 
   private async record(order: AttemptOrder, result: AttemptResult): Promise<AttemptReceipt> {
     const { identity } = order;
-    const { event, conclusion } = decideAttempted(
+    const { event, conclusion, concernsEndpoint } = decideAttempted(
       { identity, result, policy: this.policy },
       order.before,
       new Date(),
@@ -148,11 +151,10 @@ export class AttemptRunner {
       event,
       metadata: { tenant_id: identity.tenant_id },
       payload: order.payload,
-      conclusion: {
-        endpointId: identity.endpoint_id,
-        deliveryId: identity.delivery_id,
-        conclusion,
-      },
+      // A test event's attempt leaves the endpoint's status as it is (ADR 0029).
+      conclusion: concernsEndpoint
+        ? { endpointId: identity.endpoint_id, deliveryId: identity.delivery_id, conclusion }
+        : undefined,
     });
     if (receipt.committed) {
       this.metrics.attempts.inc({
@@ -163,9 +165,10 @@ export class AttemptRunner {
         { outcome: result.succeeded ? 'succeeded' : 'failed' },
         result.latencyMs / 1000,
       );
-      if (conclusion === 'abandoned') {
+      // A failed test is reported to whoever asked for it: it abandons nothing worth an alert.
+      if (concernsEndpoint && (conclusion === 'abandoned' || conclusion === 'gone')) {
         this.metrics.deliveriesAbandoned.inc();
-      } else if (!result.succeeded) {
+      } else if (concernsEndpoint && !result.succeeded) {
         this.metrics.retriesScheduled.inc();
       }
     }

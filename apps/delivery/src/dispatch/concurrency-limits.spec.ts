@@ -1,4 +1,7 @@
 import { ConcurrencyLimits } from './concurrency-limits';
+import { Admission, AttemptAdmission, RateLimitedEndpoint } from './endpoint-rate-limiter';
+
+const unlimited = (id: string): RateLimitedEndpoint => ({ id, rateLimitPerSecond: null });
 
 describe('ConcurrencyLimits', () => {
   it('refuses an endpoint past its own bound without affecting others', () => {
@@ -76,7 +79,7 @@ describe('ConcurrencyLimits', () => {
   describe('withSlot', () => {
     it('runs the work holding both slots, and releases them when it ends', async () => {
       const limits = new ConcurrencyLimits(10, 1);
-      const result = await limits.withSlot('a', 0, () => {
+      const result = await limits.withSlot(unlimited('a'), 0, () => {
         expect(limits.inFlight).toBe(1);
         expect(limits.tryReserve('a')).toBe(false);
         return Promise.resolve('done');
@@ -92,14 +95,17 @@ describe('ConcurrencyLimits', () => {
       limits.tryReserve('a');
       const work = jest.fn(() => Promise.resolve());
 
-      expect(await limits.withSlot('a', 0, work)).toEqual({ ran: false });
+      expect(await limits.withSlot(unlimited('a'), 0, work)).toEqual({
+        ran: false,
+        reason: 'endpoint_busy',
+      });
       expect(work).not.toHaveBeenCalled();
     });
 
     it('releases once, however often the work releases early, and when the work throws', async () => {
       const limits = new ConcurrencyLimits(10, 2);
       await expect(
-        limits.withSlot('a', 0, (release) => {
+        limits.withSlot(unlimited('a'), 0, (release) => {
           release();
           release();
           return Promise.reject(new Error('boom'));
@@ -116,7 +122,7 @@ describe('ConcurrencyLimits', () => {
       const limits = new ConcurrencyLimits(10, 1);
       const seen: string[] = [];
       await limits.withSlot(
-        'a',
+        unlimited('a'),
         0,
         () => {
           seen.push(`work, ${limits.inFlight} global`);
@@ -129,6 +135,54 @@ describe('ConcurrencyLimits', () => {
       );
 
       expect(seen).toEqual(['before, 0 global, endpoint full: true', 'work, 1 global']);
+    });
+  });
+
+  describe('withSlot and the rate limit', () => {
+    /** An admission that answers as told and notes what the slots were when it was asked. */
+    function admission(answer: Admission, limits: () => ConcurrencyLimits) {
+      const asked: string[] = [];
+      const gate: AttemptAdmission = {
+        admit: (endpoint) => {
+          asked.push(`${endpoint.id}, ${limits().inFlight} global`);
+          return Promise.resolve(answer);
+        },
+      };
+      return { gate, asked };
+    }
+
+    it('asks the rate limit last, holding both slots, and runs the work when admitted', async () => {
+      const { gate, asked } = admission({ admitted: true }, () => limits);
+      const limits = new ConcurrencyLimits(10, 1, gate);
+      const endpoint = { id: 'limited', rateLimitPerSecond: 5 };
+
+      const result = await limits.withSlot(endpoint, 0, () => Promise.resolve('sent'));
+
+      expect(asked).toEqual(['limited, 1 global']);
+      expect(result).toEqual({ ran: true, value: 'sent' });
+    });
+
+    it('does not run the work when refused, says how long to wait, and frees both slots', async () => {
+      const { gate } = admission({ admitted: false, retryInMs: 640 }, () => limits);
+      const limits = new ConcurrencyLimits(10, 1, gate);
+      const work = jest.fn(() => Promise.resolve());
+
+      const result = await limits.withSlot({ id: 'limited', rateLimitPerSecond: 5 }, 0, work);
+
+      expect(result).toEqual({ ran: false, reason: 'rate_limited', retryInMs: 640 });
+      expect(work).not.toHaveBeenCalled();
+      expect(limits.inFlight).toBe(0);
+      expect(limits.tryReserve('limited')).toBe(true);
+    });
+
+    it('does not ask the rate limit for an attempt that found its endpoint busy', async () => {
+      const { gate, asked } = admission({ admitted: true }, () => limits);
+      const limits = new ConcurrencyLimits(10, 1, gate);
+      limits.tryReserve('limited');
+
+      await limits.withSlot({ id: 'limited', rateLimitPerSecond: 5 }, 0, () => Promise.resolve());
+
+      expect(asked).toEqual([]);
     });
   });
 });

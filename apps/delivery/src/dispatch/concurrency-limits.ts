@@ -1,3 +1,13 @@
+import { AttemptAdmission, NO_RATE_LIMITS, RateLimitedEndpoint } from './endpoint-rate-limiter';
+
+/**
+ * Why an attempt did not run: its endpoint had no free slot in time, or its rate limit allows no
+ * more in the current window (ADR 0028). Either way nothing was sent and no attempt is counted.
+ */
+export type SlotRefusal =
+  | { ran: false; reason: 'endpoint_busy' }
+  | { ran: false; reason: 'rate_limited'; retryInMs: number };
+
 interface EndpointWaiter {
   resolve: (reserved: boolean) => void;
   timer: NodeJS.Timeout;
@@ -8,7 +18,9 @@ interface EndpointWaiter {
  * per endpoint, so that one slow endpoint can hold only its own share. A delivery meeting a full
  * endpoint waits a moment for a slot (a busy but healthy endpoint frees one within milliseconds)
  * and is otherwise put off to the schedule, so a slow endpoint's backlog never queues in memory.
- * The global bound is waited for, which slows intake down.
+ * The global bound is waited for, which slows intake down. Last comes the endpoint's rate limit
+ * (`admission`), asked only with both slots held, right before sending, so that a token is spent
+ * in the window it was taken for.
  */
 export class ConcurrencyLimits {
   private readonly perEndpoint = new Map<string, number>();
@@ -19,6 +31,7 @@ export class ConcurrencyLimits {
   constructor(
     private readonly globalMax: number,
     private readonly endpointMax: number,
+    private readonly admission: AttemptAdmission = NO_RATE_LIMITS,
   ) {}
 
   /** Takes one of the endpoint's slots, or returns false at once when it has none free. */
@@ -97,23 +110,28 @@ export class ConcurrencyLimits {
 
   /**
    * The whole sequence of one attempt's slots: reserve one of the endpoint's (waiting up to
-   * `waitMs`), then `beforeGlobal` (say, waiting for the database), then a global one, run
-   * `work`, and release both, once, however `work` ends. `work` gets the release to call early
-   * (when the HTTP exchange is over). `{ ran: false }` when no endpoint slot came in time.
+   * `waitMs`), then `beforeGlobal` (say, waiting for the database), then a global one, then the
+   * endpoint's rate limit; run `work`, and release both slots, once, however `work` ends. `work`
+   * gets the release to call early (when the HTTP exchange is over). A refusal when no endpoint
+   * slot came in time or the rate limit says not now (with how long to wait).
    */
   async withSlot<T>(
-    endpointId: string,
+    endpoint: RateLimitedEndpoint,
     waitMs: number,
     work: (release: () => void) => Promise<T>,
     beforeGlobal?: () => Promise<void>,
-  ): Promise<{ ran: true; value: T } | { ran: false }> {
-    if (!(await this.reserve(endpointId, waitMs))) {
-      return { ran: false };
+  ): Promise<{ ran: true; value: T } | SlotRefusal> {
+    if (!(await this.reserve(endpoint.id, waitMs))) {
+      return { ran: false, reason: 'endpoint_busy' };
     }
-    const release = this.releaser(endpointId);
+    const release = this.releaser(endpoint.id);
     try {
       await beforeGlobal?.();
       await this.acquireGlobal();
+      const admission = await this.admission.admit(endpoint);
+      if (!admission.admitted) {
+        return { ran: false, reason: 'rate_limited', retryInMs: admission.retryInMs };
+      }
       return { ran: true, value: await work(release) };
     } finally {
       release();

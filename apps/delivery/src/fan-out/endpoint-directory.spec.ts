@@ -1,14 +1,15 @@
 import { SecretCipher } from '@svc/secrets';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EndpointDirectory } from './endpoint-directory';
+import { DirectoryEndpoint, EndpointDirectory, signingSecretsOf } from './endpoint-directory';
 
 const DIRECTORY_TTL_MS = 30_000;
 
 const cipher = new SecretCipher([randomBytes(32).toString('base64')]);
-const row = (id: string, events: string[]) => ({
+const row = (id: string, events: string[], environment = 'live') => ({
   id,
   tenantId: 'ten_1',
+  environment,
   url: `https://${id}.example/in`,
   events,
   secretCiphertext: cipher.encrypt(`secret-of-${id}`, id),
@@ -38,13 +39,17 @@ describe('EndpointDirectory', () => {
     ]);
   });
 
-  it("reads only the tenant's live endpoints: platform events never reach test ones (ADR 0018)", async () => {
+  it("gives platform events only the tenant's live endpoints, and an operational event its endpoint's environment (ADR 0018, 0030)", async () => {
     const db = stubDataSource();
     const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
-    const found = directory.subscribers('ten_1', 'alert.created');
-    db.answer([]);
-    await found;
-    expect(db.findBy).toHaveBeenCalledWith({ tenantId: 'ten_1', environment: 'live' });
+    const live = directory.subscribers('ten_1', 'webhook.endpoint.degraded');
+    db.answer([row('wh_live', ['webhook.*']), row('wh_test', ['webhook.*'], 'test')]);
+    expect((await live).map((e) => e.id)).toEqual(['wh_live']);
+    const test = await directory.subscribers('ten_1', 'webhook.endpoint.degraded', 'test');
+    expect(test.map((e) => e.id)).toEqual(['wh_test']);
+    expect(await directory.endpoint('ten_1', 'wh_test')).toMatchObject({ environment: 'test' });
+    expect(db.findBy).toHaveBeenCalledTimes(1);
+    expect(db.findBy).toHaveBeenCalledWith({ tenantId: 'ten_1' });
   });
 
   it('serves from cache until the TTL, and reloads after', async () => {
@@ -90,5 +95,79 @@ describe('EndpointDirectory', () => {
     const found = directory.endpoint('ten_1', 'wh_a');
     db.answer([row('wh_a', ['alert.*'])]);
     expect(await found).toMatchObject({ id: 'wh_a', secret: null });
+  });
+});
+
+describe('signingSecretsOf (ADR 0026)', () => {
+  const sendTime = new Date('2026-01-01T12:00:00.000Z');
+  const endpoint = (overrides: Partial<DirectoryEndpoint> = {}): DirectoryEndpoint => ({
+    id: 'wh_a',
+    tenantId: 'ten_1',
+    url: 'https://wh_a.example/in',
+    events: ['alert.*'],
+    secret: 'new-secret',
+    previousSecret: null,
+    status: 'active',
+    rateLimitPerSecond: null,
+    environment: 'live',
+    ...overrides,
+  });
+
+  it('given no rotation, when sending, then the one secret signs', () => {
+    expect(signingSecretsOf(endpoint(), sendTime)).toEqual(['new-secret']);
+  });
+
+  it('given a rotation overlapping the send time, when sending, then both sign, the newest first', () => {
+    const overlapping = endpoint({
+      previousSecret: { secret: 'old-secret', expiresAt: new Date('2026-01-01T12:00:00.001Z') },
+    });
+    expect(signingSecretsOf(overlapping, sendTime)).toEqual(['new-secret', 'old-secret']);
+  });
+
+  it('given an overlap that ended by the send time, when sending, then the old secret no longer signs', () => {
+    for (const expiresAt of [sendTime, new Date('2026-01-01T11:59:59.999Z')]) {
+      const expired = endpoint({ previousSecret: { secret: 'old-secret', expiresAt } });
+      expect(signingSecretsOf(expired, sendTime)).toEqual(['new-secret']);
+    }
+  });
+
+  it('given a secret that cannot be decrypted, when sending, then nothing signs', () => {
+    const undecryptable = endpoint({
+      secret: null,
+      previousSecret: { secret: 'old-secret', expiresAt: new Date('2026-01-02T00:00:00.000Z') },
+    });
+    expect(signingSecretsOf(undecryptable, sendTime)).toEqual([]);
+  });
+
+  it('given rows in and past an overlap, when loaded, then only the unexpired previous secret is decrypted and kept', async () => {
+    const db = stubDataSource();
+    const now = Date.parse('2026-01-01T12:00:00.000Z');
+    const directory = new EndpointDirectory(db.dataSource, cipher, {
+      ttlMs: DIRECTORY_TTL_MS,
+      now: () => now,
+    });
+    const withPrevious = (id: string, expiresAt: string) => ({
+      ...row(id, ['alert.*']),
+      previousSecretCiphertext: cipher.encrypt(`old-secret-of-${id}`, id),
+      previousSecretExpiresAt: new Date(expiresAt),
+    });
+    const found = directory.subscribers('ten_1', 'alert.created');
+    db.answer([
+      withPrevious('wh_overlapping', '2026-01-01T13:00:00.000Z'),
+      withPrevious('wh_expired', '2026-01-01T11:00:00.000Z'),
+      row('wh_plain', ['alert.*']),
+    ]);
+    expect((await found).map((e) => [e.id, e.secret, e.previousSecret])).toEqual([
+      [
+        'wh_overlapping',
+        'secret-of-wh_overlapping',
+        {
+          secret: 'old-secret-of-wh_overlapping',
+          expiresAt: new Date('2026-01-01T13:00:00.000Z'),
+        },
+      ],
+      ['wh_expired', 'secret-of-wh_expired', null],
+      ['wh_plain', 'secret-of-wh_plain', null],
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { subscriptionMatches } from '@svc/contracts';
 import { SecretCipher } from '@svc/secrets';
-import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
+import { EndpointEnvironment, EndpointStatus, WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
 
 /** An endpoint as the engine delivers to it. */
@@ -12,6 +12,28 @@ export interface DirectoryEndpoint {
   events: readonly string[];
   /** The plaintext signing secret; null when it cannot be decrypted (a key is missing). */
   secret: string | null;
+  /**
+   * The secret a rotation replaced, signing beside `secret` until `expiresAt` (ADR 0026); null
+   * when there is none or it cannot be decrypted.
+   */
+  previousSecret: { secret: string; expiresAt: Date } | null;
+  /** `disabled` endpoints get no new deliveries and their due ones are cancelled (ADR 0027). */
+  status: EndpointStatus;
+  /** Deliveries per second across all engines (ADR 0028); null: no limit. */
+  rateLimitPerSecond: number | null;
+  /** Only the events of its environment reach it (ADR 0018, 0030). */
+  environment: EndpointEnvironment;
+}
+
+/** The secrets that sign a delivery sent at `now`: the newest first, then any still overlapping. */
+export function signingSecretsOf(endpoint: DirectoryEndpoint, now: Date): string[] {
+  if (endpoint.secret === null) {
+    return [];
+  }
+  const previous = endpoint.previousSecret;
+  return previous && previous.expiresAt > now
+    ? [endpoint.secret, previous.secret]
+    : [endpoint.secret];
 }
 
 interface TenantEntry {
@@ -42,10 +64,21 @@ export class EndpointDirectory {
     return (this.options.now ?? Date.now)();
   }
 
-  async subscribers(tenantId: string, eventType: string): Promise<DirectoryEndpoint[]> {
+  /**
+   * The endpoints an event reaches: the platform's events are live, so they never reach a sandbox
+   * key's (`test`) endpoints (ADR 0018); an operational event reaches its endpoint's (ADR 0030).
+   */
+  async subscribers(
+    tenantId: string,
+    eventType: string,
+    environment: EndpointEnvironment = 'live',
+  ): Promise<DirectoryEndpoint[]> {
     const endpoints = await this.endpointsOf(tenantId);
-    return endpoints.filter((endpoint) =>
-      endpoint.events.some((subscription) => subscriptionMatches(subscription, eventType)),
+    return endpoints.filter(
+      (endpoint) =>
+        endpoint.environment === environment &&
+        endpoint.status !== 'disabled' &&
+        endpoint.events.some((subscription) => subscriptionMatches(subscription, eventType)),
     );
   }
 
@@ -53,6 +86,17 @@ export class EndpointDirectory {
     return (
       (await this.endpointsOf(tenantId)).find((endpoint) => endpoint.id === endpointId) ?? null
     );
+  }
+
+  /**
+   * One endpoint of the tenant whatever its environment and status, read afresh: a test event
+   * goes to the endpoint it was asked for, sandbox or live, degraded or disabled (ADR 0029).
+   */
+  async endpointForTest(tenantId: string, endpointId: string): Promise<DirectoryEndpoint | null> {
+    const row = await this.dataSource
+      .getRepository(WebhookEndpointRecord)
+      .findOneBy({ id: endpointId, tenantId });
+    return row ? this.asDirectoryEndpoint(row) : null;
   }
 
   invalidate(tenantId: string): void {
@@ -91,22 +135,39 @@ export class EndpointDirectory {
   }
 
   private async load(tenantId: string): Promise<DirectoryEndpoint[]> {
-    // Platform events are live: they never reach a sandbox key's (`test`) endpoints (ADR 0018).
-    const rows = await this.dataSource
-      .getRepository(WebhookEndpointRecord)
-      .findBy({ tenantId, environment: 'live' });
-    return rows.map((row) => ({
+    // Both environments: subscribers() picks the event's, and a retry finds its endpoint in either.
+    const rows = await this.dataSource.getRepository(WebhookEndpointRecord).findBy({ tenantId });
+    return rows.map((row) => this.asDirectoryEndpoint(row));
+  }
+
+  private asDirectoryEndpoint(row: WebhookEndpointRecord): DirectoryEndpoint {
+    return {
       id: row.id,
       tenantId: row.tenantId,
       url: row.url,
       events: row.events,
-      secret: this.decrypt(row),
-    }));
+      secret: this.decrypt(row, row.secretCiphertext),
+      previousSecret: this.previousSecretOf(row),
+      status: row.status,
+      rateLimitPerSecond: row.rateLimitPerSecond,
+      environment: row.environment,
+    };
   }
 
-  private decrypt(row: WebhookEndpointRecord): string | null {
+  private previousSecretOf(row: WebhookEndpointRecord): DirectoryEndpoint['previousSecret'] {
+    if (!row.previousSecretCiphertext || !row.previousSecretExpiresAt) {
+      return null;
+    }
+    if (row.previousSecretExpiresAt.getTime() <= this.now()) {
+      return null;
+    }
+    const secret = this.decrypt(row, row.previousSecretCiphertext);
+    return secret === null ? null : { secret, expiresAt: row.previousSecretExpiresAt };
+  }
+
+  private decrypt(row: WebhookEndpointRecord, ciphertext: string): string | null {
     try {
-      return this.cipher.decrypt(row.secretCiphertext, row.id);
+      return this.cipher.decrypt(ciphertext, row.id);
     } catch (error) {
       this.logger.error(`cannot decrypt the secret of ${row.id}: ${(error as Error).message}`);
       return null;

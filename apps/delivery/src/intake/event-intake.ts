@@ -16,6 +16,7 @@ import {
   InboundPayload,
 } from '@svc/deliveries';
 import { extractTraceContext, traceCarrierOf } from '@svc/observability';
+import type { EndpointEnvironment } from '@svc/webhook-endpoints';
 import { isDeepStrictEqual } from 'node:util';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { AttemptRunner } from '../dispatch/attempt-runner';
@@ -23,6 +24,12 @@ import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
 import { DirectoryEndpoint, EndpointDirectory } from '../fan-out/endpoint-directory';
 import { DeliveryRecorder } from '../recording/delivery-recorder';
 import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
+import {
+  audienceOf,
+  IntakeSource,
+  reservedTypeProblem,
+  routeOf,
+} from '../operational-events/intake-source';
 import { IntakeBackPressure, MessageInHand } from './back-pressure';
 import { DeadLetterPark } from './dead-letter';
 
@@ -42,11 +49,15 @@ export interface IntakeOptions {
   ackWaitMs: number;
   /** Where delivery data may be written: within retention, and partitions made ahead (ADR 0023). */
   retention: { retentionMs: number; partitionWidthMs: number };
+  /** The platform's events, or the service's own operational events (ADR 0030); default platform. */
+  source?: IntakeSource;
 }
 
 interface ValidEvent {
   envelope: EventEnvelope;
   body: string;
+  /** The environment whose endpoints receive it. */
+  audience: EndpointEnvironment;
 }
 
 interface Rejection {
@@ -59,7 +70,13 @@ interface Rejection {
  * delivery.module.ts, says how; the engine says when).
  */
 export class EventIntakeFactory {
-  constructor(readonly create: (consumer: Consumer, js: JetStreamClient) => EventIntake) {}
+  constructor(
+    readonly create: (
+      consumer: Consumer,
+      js: JetStreamClient,
+      source?: IntakeSource,
+    ) => EventIntake,
+  ) {}
 }
 
 /**
@@ -156,7 +173,7 @@ export class EventIntake {
       await this.deps.deadLetter.park(message, event.reason, event.detail);
       return;
     }
-    const { envelope, body } = event;
+    const { envelope, body, audience } = event;
     const ingested = await this.ingestedBefore(envelope);
     if (ingested === 'conflicting') {
       inHand.counted(0);
@@ -176,7 +193,11 @@ export class EventIntake {
       message.ack();
       return;
     }
-    const subscribers = await this.deps.directory.subscribers(envelope.tenant_id, envelope.type);
+    const subscribers = await this.deps.directory.subscribers(
+      envelope.tenant_id,
+      envelope.type,
+      audience,
+    );
     const served =
       ingested === 'same'
         ? await this.deps.queue.endpointsServed(envelope.tenant_id, envelope.id)
@@ -218,7 +239,8 @@ export class EventIntake {
     if (!validation.ok) {
       return { reason: 'invalid-envelope', detail: validation.problems.join('; ') };
     }
-    const routed = this.deps.subjects.parseEvent(message.subject);
+    const source = this.options.source ?? 'platform';
+    const routed = routeOf(this.deps.subjects, source, message.subject);
     const envelope = validation.envelope;
     if (!routed || routed.tenantId !== envelope.tenant_id || routed.type !== envelope.type) {
       return {
@@ -226,7 +248,15 @@ export class EventIntake {
         detail: `subject ${message.subject} does not match tenant_id ${envelope.tenant_id} and type ${envelope.type}`,
       };
     }
-    return { envelope, body };
+    const reserved = reservedTypeProblem(source, envelope.type);
+    if (reserved) {
+      return { reason: 'reserved-type', detail: reserved };
+    }
+    const audience = audienceOf(source, envelope);
+    if (!audience) {
+      return { reason: 'invalid-envelope', detail: '/data/environment: must be live or test' };
+    }
+    return { envelope, body, audience };
   }
 
   private async deliver(
@@ -252,21 +282,19 @@ export class EventIntake {
     const { limits, recorder, runner, metrics, health } = this.deps;
     // No attempt starts while its record could not be written (it would be sent again later).
     await health.whenHealthy();
-    const attempted = await limits.withSlot(
-      endpoint.id,
-      this.options.busyEndpointDelayMs,
-      (release) =>
-        runner.run(
-          { identity, before: null, endpoint, body: payload.body, payload, parent },
-          release,
-        ),
+    const attempted = await limits.withSlot(endpoint, this.options.busyEndpointDelayMs, (release) =>
+      runner.run(
+        { identity, before: null, endpoint, body: payload.body, payload, parent },
+        release,
+      ),
     );
     if (!attempted.ran) {
-      const [deferred] = decideDeferred(
-        { identity, delayMs: this.options.busyEndpointDelayMs },
-        null,
-        new Date(),
-      );
+      // A rate-limited delivery waits for a later second exactly as a busy endpoint's does: the
+      // log records it as `endpoint_busy` (the endpoint can take no more now, ADR 0028), and
+      // neither uses an attempt.
+      const rateLimited = attempted.reason === 'rate_limited';
+      const delayMs = rateLimited ? attempted.retryInMs : this.options.busyEndpointDelayMs;
+      const [deferred] = decideDeferred({ identity, delayMs }, null, new Date());
       const receipt = await recorder.record({
         deliveryId: identity.delivery_id,
         before: null,
@@ -275,7 +303,7 @@ export class EventIntake {
         payload,
       });
       if (receipt.committed) {
-        metrics.deliveriesDeferred.inc();
+        (rateLimited ? metrics.deliveriesRateLimited : metrics.deliveriesDeferred).inc();
       }
       return;
     }

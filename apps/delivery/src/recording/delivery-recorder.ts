@@ -6,6 +6,7 @@ import {
   decideRacedAttempt,
   DeliveryState,
   InboundPayload,
+  isTestDelivery,
   projectDeliveryEvents,
   storePayloads,
 } from '@svc/deliveries';
@@ -66,12 +67,22 @@ export class DeliveryRecorder {
   private commitsInFlight = 0;
   private readonly idle: (() => void)[] = [];
 
+  private readonly statusListeners: ((transition: StatusTransition) => void)[] = [];
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly metrics: DeliveryMetrics,
     private readonly options: RecorderOptions,
     private readonly health: RecordingHealth,
   ) {}
+
+  /**
+   * Called after the commit of each endpoint status change the records made: every engine's
+   * directory must learn at once that an endpoint is disabled (ADR 0027).
+   */
+  onEndpointStatusChanged(listener: (transition: StatusTransition) => void): void {
+    this.statusListeners.push(listener);
+  }
 
   record(commit: DeliveryCommit): Promise<RecordReceipt> {
     return new Promise((resolve, reject) => {
@@ -157,6 +168,7 @@ export class DeliveryRecorder {
       for (const transition of transitions) {
         this.metrics.endpointTransitions.inc({ to: transition.to });
         this.logger.log(`endpoint ${transition.endpointId} is now ${transition.to}`);
+        this.statusListeners.forEach((listener) => listener(transition));
       }
       this.metrics.commitDuration.observe((performance.now() - started) / 1000);
       this.health.succeeded();
@@ -228,9 +240,11 @@ export class DeliveryRecorder {
       event: decideRacedAttempt({ attempt }, winner),
       metadata: commit.metadata,
       payload: commit.payload,
-      conclusion: attempt.succeeded
-        ? { endpointId: attempt.endpoint_id, deliveryId: winner.id, conclusion: 'succeeded' }
-        : undefined,
+      // A test event's attempt says nothing about its endpoint (ADR 0029).
+      conclusion:
+        attempt.succeeded && !isTestDelivery(attempt)
+          ? { endpointId: attempt.endpoint_id, deliveryId: winner.id, conclusion: 'succeeded' }
+          : undefined,
     };
     await this.commitBatch([{ ...pending, commit: raced, races }]);
   }

@@ -2,6 +2,7 @@ import { DeliveryConclusion, endpointStatusAfter } from '@svc/deliveries';
 import {
   changeEndpoint,
   decideDegrade,
+  decideDisable,
   decideReactivate,
   EndpointEvent,
   EndpointState,
@@ -17,13 +18,14 @@ export interface EndpointConclusion {
 
 export interface StatusTransition {
   endpointId: string;
+  tenantId: string;
   from: EndpointStatus;
   to: EndpointStatus;
 }
 
 /**
  * Endpoint status from the log: in the transaction that records delivery conclusions, appends a
- * degraded or reactivated event to each endpoint whose status the conclusions change (the last
+ * degraded, disabled or reactivated event to each endpoint whose status the conclusions change (the last
  * conclusion per endpoint decides) and updates the projection. Rows are locked in id order, so
  * concurrent transactions cannot deadlock on them.
  */
@@ -34,7 +36,11 @@ export async function recordEndpointStatus(
 ): Promise<StatusTransition[]> {
   const decisive = new Map<string, EndpointConclusion>();
   for (const conclusion of conclusions) {
-    if (conclusion.conclusion !== 'retrying') {
+    // A 410 Gone stands whatever else the batch holds: the receiver asked for no more.
+    if (
+      conclusion.conclusion !== 'retrying' &&
+      decisive.get(conclusion.endpointId)?.conclusion !== 'gone'
+    ) {
       decisive.set(conclusion.endpointId, conclusion);
     }
   }
@@ -57,15 +63,22 @@ export async function recordEndpointStatus(
     const decide = (state: EndpointState | null): EndpointEvent[] =>
       !state
         ? []
-        : conclusion === 'abandoned'
-          ? decideDegrade({ deliveryId }, state, at)
-          : decideReactivate({ reason: 'delivery_succeeded', deliveryId }, state, at);
+        : conclusion === 'gone'
+          ? decideDisable({ deliveryId }, state, at)
+          : conclusion === 'abandoned'
+            ? decideDegrade({ deliveryId }, state, at)
+            : decideReactivate({ reason: 'delivery_succeeded', deliveryId }, state, at);
     const change = await changeEndpoint(manager, { id: endpointId }, decide, (state) => ({
       tenant_id: state.tenantId,
       actor: { kind: 'delivery_engine' },
     }));
     if (change?.before && change.after && change.appended.length > 0) {
-      transitions.push({ endpointId, from: change.before.status, to: change.after.status });
+      transitions.push({
+        endpointId,
+        tenantId: change.after.tenantId,
+        from: change.before.status,
+        to: change.after.status,
+      });
     }
   }
   return transitions;

@@ -1,5 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { decideCancelled, DeliveryRecord, DeliveryWorkQueue, InboundEvent } from '@svc/deliveries';
+import {
+  decideCancelled,
+  DeliveryRecord,
+  DeliveryWorkQueue,
+  InboundEvent,
+  isTestDelivery,
+} from '@svc/deliveries';
 import { contextFromCarrier } from '@svc/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeliveryMetrics } from '../delivery-metrics';
@@ -33,6 +39,9 @@ export class RetryScheduler {
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private lastBacklogSample = 0;
+  /** Set by wake(): the next claim comes at once, not after the interval. */
+  private woken = false;
+  private wakeUp: AbortController | undefined;
 
   constructor(
     private readonly deps: {
@@ -51,6 +60,16 @@ export class RetryScheduler {
     this.loop = this.run();
   }
 
+  /**
+   * Claims at once instead of at the end of the interval: the API has just made deliveries due
+   * now (a test event, a replay, a re-drive) and announced it (ADR 0029). A wake that comes while
+   * a claim is running makes the next one follow without a pause, so none is lost.
+   */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.abort();
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.loop;
@@ -59,6 +78,7 @@ export class RetryScheduler {
 
   private async run(): Promise<void> {
     while (!this.stopping.signal.aborted) {
+      this.woken = false;
       let claimedFullBatch = false;
       try {
         claimedFullBatch = await this.tick();
@@ -68,10 +88,10 @@ export class RetryScheduler {
         }
         this.logger.error(`cannot claim due deliveries: ${(error as Error).message}`);
       }
-      if (!claimedFullBatch) {
-        await sleep(this.options.intervalMs, undefined, { signal: this.stopping.signal }).catch(
-          () => undefined,
-        );
+      if (!claimedFullBatch && !this.woken) {
+        this.wakeUp = new AbortController();
+        const signal = AbortSignal.any([this.stopping.signal, this.wakeUp.signal]);
+        await sleep(this.options.intervalMs, undefined, { signal }).catch(() => undefined);
       }
     }
   }
@@ -109,9 +129,18 @@ export class RetryScheduler {
       await this.deps.queue.forget(delivery.id);
       return;
     }
-    const endpoint = await directory.endpoint(delivery.tenantId, delivery.endpointId);
-    if (!endpoint || !inbound) {
-      const unsendable = { endpointFound: endpoint !== null, payloadFound: inbound !== undefined };
+    // A test event goes to the endpoint asked for, whatever its environment and status (ADR 0029).
+    const test = isTestDelivery(delivery);
+    const endpoint = test
+      ? await directory.endpointForTest(delivery.tenantId, delivery.endpointId)
+      : await directory.endpoint(delivery.tenantId, delivery.endpointId);
+    const disabled = !test && endpoint?.status === 'disabled';
+    if (!endpoint || !inbound || disabled) {
+      const unsendable = {
+        endpointFound: endpoint !== null,
+        endpointDisabled: disabled,
+        payloadFound: inbound !== undefined,
+      };
       for (const event of decideCancelled(unsendable, delivery, new Date())) {
         await recorder.record({
           deliveryId: delivery.id,
@@ -123,7 +152,7 @@ export class RetryScheduler {
       return;
     }
     const attempted = await limits.withSlot(
-      endpoint.id,
+      endpoint,
       0,
       (release) =>
         runner.run(
@@ -145,7 +174,15 @@ export class RetryScheduler {
       () => this.deps.health.whenHealthy(),
     );
     if (!attempted.ran) {
-      await this.deps.queue.postpone(delivery.id, this.options.busyEndpointDelayMs);
+      // Rate-limited: put off to the second that can take it (ADR 0028); no attempt is used.
+      const rateLimited = attempted.reason === 'rate_limited';
+      await this.deps.queue.postpone(
+        delivery.id,
+        rateLimited ? attempted.retryInMs : this.options.busyEndpointDelayMs,
+      );
+      if (rateLimited) {
+        this.deps.metrics.deliveriesRateLimited.inc();
+      }
     }
   }
 

@@ -5,6 +5,10 @@ import { OAuthGrants1763800000000 } from './1763800000000-oauth-grants';
 import { EventIdentityPerTenant1763820000000 } from './1763820000000-event-identity-per-tenant';
 import { EndpointEnvironments1763840000000 } from './1763840000000-endpoint-environments';
 import { DeliveryDataPartitions1763860000000 } from './1763860000000-delivery-data-partitions';
+import { EndpointManners1764000000000 } from './1764000000000-endpoint-manners';
+import { OperationalEventsOutbox1764000100000 } from './1764000100000-operational-events-outbox';
+import { DeliveriesByEndpointAndTime1764000200000 } from './1764000200000-deliveries-by-endpoint-and-time';
+import { EndpointRateWindows1764000300000 } from './1764000300000-endpoint-rate-windows';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -15,6 +19,10 @@ export const MIGRATIONS = [
   EventIdentityPerTenant1763820000000,
   EndpointEnvironments1763840000000,
   DeliveryDataPartitions1763860000000,
+  EndpointManners1764000000000,
+  OperationalEventsOutbox1764000100000,
+  DeliveriesByEndpointAndTime1764000200000,
+  EndpointRateWindows1764000300000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -8,6 +8,11 @@ describe('endpointStatusAfter', () => {
     ['active', 'succeeded', 'active'],
     ['active', 'retrying', 'active'],
     ['degraded', 'retrying', 'degraded'],
+    ['active', 'gone', 'disabled'],
+    ['degraded', 'gone', 'disabled'],
+    ['disabled', 'succeeded', 'disabled'],
+    ['disabled', 'abandoned', 'disabled'],
+    ['disabled', 'retrying', 'disabled'],
   ] as const)('%s endpoint, delivery %s: %s', (current, conclusion, next) => {
     expect(endpointStatusAfter(current, conclusion)).toBe(next);
   });

@@ -22,12 +22,21 @@ export class WebhookEndpointRecord implements EndpointState {
   @Column({ name: 'secret_ciphertext', type: 'text' })
   secretCiphertext!: string;
 
+  @Column({ name: 'previous_secret_ciphertext', type: 'text', nullable: true })
+  previousSecretCiphertext!: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt!: Date | null;
+
   @Column({ type: 'text' })
   status!: EndpointStatus;
 
   /** `live` or `test` (ADR 0018); 'live' for endpoints registered before it. */
   @Column({ type: 'text', default: 'live' })
   environment!: EndpointEnvironment;
+
+  @Column({ name: 'rate_limit_per_second', type: 'integer', nullable: true })
+  rateLimitPerSecond!: number | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,4 +1,9 @@
-import { checkEndpointFields, checkSecret, checkSubscriptions } from './endpoint-fields';
+import {
+  checkEndpointFields,
+  checkRateLimit,
+  checkSecret,
+  checkSubscriptions,
+} from './endpoint-fields';
 import { PrivateNetworkAllowList } from './endpoint-url';
 
 describe('checkSubscriptions', () => {
@@ -43,6 +48,27 @@ describe('checkSecret', () => {
   });
 });
 
+describe('checkRateLimit', () => {
+  it('accepts whole numbers from 1 to 10000 deliveries per second', () => {
+    expect(checkRateLimit(1)).toEqual([]);
+    expect(checkRateLimit(5)).toEqual([]);
+    expect(checkRateLimit(10_000)).toEqual([]);
+  });
+
+  it.each([
+    [0, /1 to 10000/],
+    [-1, /1 to 10000/],
+    [10_001, /1 to 10000/],
+    [1.5, /whole number/],
+    [Number.NaN, /whole number/],
+    [Number.POSITIVE_INFINITY, /whole number/],
+  ])('refuses %p, naming the field', (perSecond, reason) => {
+    const [violation] = checkRateLimit(perSecond);
+    expect(violation.field).toBe('rate_limit_per_second');
+    expect(violation.detail).toMatch(reason);
+  });
+});
+
 describe('checkEndpointFields', () => {
   it('checks only the fields present and reports every problem at once', () => {
     const none = new PrivateNetworkAllowList([]);
@@ -52,5 +78,13 @@ describe('checkEndpointFields', () => {
       none,
     ).map((violation) => violation.field);
     expect(fields).toEqual(['url', 'events', 'secret']);
+  });
+
+  it('takes a null rate limit as no limit, and checks any other', () => {
+    const none = new PrivateNetworkAllowList([]);
+    expect(checkEndpointFields({ rate_limit_per_second: null }, none)).toEqual([]);
+    expect(checkEndpointFields({ rate_limit_per_second: 0 }, none)).toEqual([
+      { field: 'rate_limit_per_second', detail: expect.stringMatching(/1 to 10000/) },
+    ]);
   });
 });

@@ -45,10 +45,34 @@ export function checkSecret(secret: string): RuleViolation[] {
   return [];
 }
 
+/** Bounds of an endpoint's rate limit, in deliveries per second across all engines (ADR 0028). */
+export const RATE_LIMIT_MIN_PER_SECOND = 1;
+export const RATE_LIMIT_MAX_PER_SECOND = 10_000;
+
+/** A whole number of deliveries per second within the bounds. */
+export function checkRateLimit(perSecond: number): RuleViolation[] {
+  if (!Number.isInteger(perSecond)) {
+    return [
+      { field: 'rate_limit_per_second', detail: 'must be a whole number of deliveries per second' },
+    ];
+  }
+  if (perSecond < RATE_LIMIT_MIN_PER_SECOND || perSecond > RATE_LIMIT_MAX_PER_SECOND) {
+    return [
+      {
+        field: 'rate_limit_per_second',
+        detail: `must be ${RATE_LIMIT_MIN_PER_SECOND} to ${RATE_LIMIT_MAX_PER_SECOND} deliveries per second, or null for no limit`,
+      },
+    ];
+  }
+  return [];
+}
+
 export interface EndpointFields {
   url?: string;
   events?: readonly string[];
   secret?: string;
+  /** null: no limit. */
+  rate_limit_per_second?: number | null;
 }
 
 /** Every rule on the fields present; the caller decides which fields are required. */
@@ -68,6 +92,9 @@ export function checkEndpointFields(
   }
   if (fields.secret !== undefined) {
     violations.push(...checkSecret(fields.secret));
+  }
+  if (fields.rate_limit_per_second != null) {
+    violations.push(...checkRateLimit(fields.rate_limit_per_second));
   }
   return violations;
 }

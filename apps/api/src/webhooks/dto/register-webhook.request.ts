@@ -1,16 +1,30 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EVENT_SUBSCRIPTIONS, type EventSubscription } from '@svc/contracts';
 import {
   ENDPOINT_URL_MAX_LENGTH,
+  RATE_LIMIT_MAX_PER_SECOND,
+  RATE_LIMIT_MIN_PER_SECOND,
   SECRET_MAX_LENGTH,
   SECRET_MIN_LENGTH,
 } from '@svc/webhook-endpoints';
-import { ArrayMaxSize, IsArray, IsDefined, IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
 
 const URL_DESCRIPTION =
   'Absolute https URL that receives deliveries; no user information or fragment, and not a private, loopback or link-local address.';
 const SECRET_DESCRIPTION =
   'HMAC-SHA256 key for X-SVC-Signature-256, 16 to 256 printable ASCII characters. Never returned.';
+
+/** The rate limit's documentation and shape check, shared by registration and update. */
+export const RATE_LIMIT_PROPERTY = {
+  type: 'integer',
+  minimum: RATE_LIMIT_MIN_PER_SECOND,
+  maximum: RATE_LIMIT_MAX_PER_SECOND,
+  nullable: true,
+  description:
+    'At most this many deliveries per second to this endpoint, across all delivery engines; deliveries beyond it wait for a later second (they are not failed and use no attempt).',
+  example: 50,
+} as const;
+export const RATE_LIMIT_SHAPE = { message: 'must be a number of deliveries per second, or null' };
 
 /** Only the shape is checked here; the rules on the values live in @svc/webhook-endpoints. */
 export class RegisterWebhookRequest {
@@ -50,4 +64,13 @@ export class RegisterWebhookRequest {
   @IsDefined({ message: 'is required' })
   @IsString({ message: 'must be a string' })
   secret!: string;
+
+  @ApiPropertyOptional({
+    ...RATE_LIMIT_PROPERTY,
+    description: `${RATE_LIMIT_PROPERTY.description} Absent or null: no limit.`,
+  })
+  // Absent and null both mean no limit; only the shape is checked here (checkRateLimit does the rest).
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined && value !== null)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, RATE_LIMIT_SHAPE)
+  rate_limit_per_second?: number | null;
 }

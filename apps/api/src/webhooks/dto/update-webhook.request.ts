@@ -5,11 +5,13 @@ import {
   SECRET_MAX_LENGTH,
   SECRET_MIN_LENGTH,
 } from '@svc/webhook-endpoints';
-import { ArrayMaxSize, IsArray, IsDefined, IsString, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
+import { RATE_LIMIT_PROPERTY, RATE_LIMIT_SHAPE } from './register-webhook.request';
 
 /**
- * Absent means "keep"; null is not a value of any of these fields and is refused, naming the
- * field (IsOptional would let it through to the rules as if it were a value).
+ * Absent means "keep"; null is not a value of these fields and is refused, naming the field
+ * (IsOptional would let it through to the rules as if it were a value). The one exception is
+ * `rate_limit_per_second`, where null is a value: no limit.
  */
 const IfPresent = () => ValidateIf((_: unknown, value: unknown) => value !== undefined);
 const NOT_NULL = { message: 'must not be null; leave the field out to keep its value' };
@@ -48,4 +50,14 @@ export class UpdateWebhookRequest {
   @IsString({ message: 'must be a string' })
   @IsDefined(NOT_NULL)
   secret?: string;
+
+  @ApiPropertyOptional({
+    ...RATE_LIMIT_PROPERTY,
+    description: `${RATE_LIMIT_PROPERTY.description} null removes the limit; absent keeps the current one.`,
+  })
+  // The exception to NOT_NULL above: null is a value here (it removes the limit), so only a
+  // present, non-null value has its shape checked.
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined && value !== null)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, RATE_LIMIT_SHAPE)
+  rate_limit_per_second?: number | null;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EVENT_SUBSCRIPTIONS, type EventSubscription } from '@svc/contracts';
 import type { EndpointState, EndpointStatus } from '@svc/webhook-endpoints';
 
@@ -13,11 +13,31 @@ export class WebhookEndpointResponse {
   @ApiProperty({ type: [String], enum: EVENT_SUBSCRIPTIONS })
   events!: EventSubscription[];
 
-  @ApiProperty({ enum: ['active', 'degraded'] })
+  @ApiProperty({
+    enum: ['active', 'degraded', 'disabled'],
+    description:
+      'degraded: a delivery was abandoned; the endpoint still receives events. disabled: the receiver answered 410 Gone; nothing is sent until POST /v1/webhooks/{id}/recover.',
+  })
   status!: EndpointStatus;
 
   @ApiProperty({ format: 'date-time', description: 'ISO 8601, UTC.' })
   created_at!: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'Present only while a secret rotation overlaps (POST /v1/webhooks/{id}/secret/rotate): until this time, ISO 8601 UTC, deliveries are signed with the replaced secret too.',
+  })
+  previous_secret_expires_at?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 10_000,
+    description:
+      'Present only while a rate limit is set: at most this many deliveries per second to the endpoint, across all delivery engines (ADR 0028).',
+  })
+  rate_limit_per_second?: number;
 
   static of(this: void, endpoint: EndpointState): WebhookEndpointResponse {
     return {
@@ -26,6 +46,15 @@ export class WebhookEndpointResponse {
       events: endpoint.events,
       status: endpoint.status,
       created_at: endpoint.createdAt.toISOString(),
+      // Left out, not null, when no overlap runs, so a registration answers exactly spec 4.1.
+      ...(endpoint.previousSecretExpiresAt &&
+        endpoint.previousSecretExpiresAt.getTime() > Date.now() && {
+          previous_secret_expires_at: endpoint.previousSecretExpiresAt.toISOString(),
+        }),
+      // Left out too when there is no limit, so a registration without one answers exactly spec 4.1.
+      ...(endpoint.rateLimitPerSecond !== null && {
+        rate_limit_per_second: endpoint.rateLimitPerSecond,
+      }),
     };
   }
 }
