@@ -1,5 +1,5 @@
 import { appendToStream, readAll, readStream, StreamVersionConflictError } from '@svc/event-store';
-import { migrateDatabase, openDataSource } from '@svc/database';
+import { migrateDatabase, MIGRATIONS, openDataSource } from '@svc/database';
 import { DataSource } from 'typeorm';
 import { createTestDatabase } from '../support';
 
@@ -89,15 +89,7 @@ describe('the append-only event log', () => {
         migrateDatabase(database.url),
         migrateDatabase(database.url),
       ]);
-      expect(results.flat()).toEqual([
-        'Foundation1763740000000',
-        'Deliveries1763760000000',
-        'UsersAndClients1763780000000',
-        'OAuthGrants1763800000000',
-        'EventIdentityPerTenant1763820000000',
-        'EndpointEnvironments1763840000000',
-        'DeliveryDataPartitions1763860000000',
-      ]);
+      expect(results.flat()).toEqual(MIGRATIONS.map((migration) => migration.name));
       expect(await migrateDatabase(database.url)).toEqual([]);
     } finally {
       await database.drop();

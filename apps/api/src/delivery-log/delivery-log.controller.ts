@@ -20,7 +20,11 @@ export class DeliveryLogController {
   constructor(private readonly log: DeliveryLogService) {}
 
   @Get('webhooks/:id/attempts')
-  @ApiOkResponse({ type: AttemptPage, description: 'Attempts to this endpoint, newest first.' })
+  @ApiOkResponse({
+    type: AttemptPage,
+    description:
+      'Attempts to this endpoint, newest first in the order they were recorded (attempts made milliseconds apart may be recorded in the other order).',
+  })
   @ApiProblem(404, 'No such endpoint for this tenant.')
   attempts(
     @CurrentPrincipal() principal: Principal,
