@@ -35,18 +35,21 @@ describe('the delivery log and its projections (spec 6; DESIGN "Event sourcing")
     for (let i = 0; i < 3; i += 1) {
       await stack.publish(tenantId);
     }
-    const all = await waitFor(async () => {
-      const rows = await stack.api.dataSource.query(
-        `SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`,
-        [endpoint.id],
-      );
-      if (rows[0].n < 3) return null;
-      return (
-        await http(stack.api.baseUrl, 'GET', `/v1/webhooks/${endpoint.id}/attempts?limit=100`, {
-          key,
-        })
-      ).body.data;
-    });
+    const all = await waitFor(
+      async () => {
+        const rows = await stack.api.dataSource.query(
+          `SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`,
+          [endpoint.id],
+        );
+        if (rows[0].n < 3) return null;
+        return (
+          await http(stack.api.baseUrl, 'GET', `/v1/webhooks/${endpoint.id}/attempts?limit=100`, {
+            key,
+          })
+        ).body.data;
+      },
+      { timeoutMs: 30_000, what: 'three succeeded deliveries' },
+    );
     // Newest first in the order of recording: attempts made a few ms apart may be committed in
     // the other order (group commits run side by side), never further apart than a commit takes.
     const times = all.map((a: { attempted_at: string }) => Date.parse(a.attempted_at));

@@ -97,9 +97,15 @@ describe('410 Gone disables the endpoint', () => {
         ),
       { what: 'the later event at the healthy endpoint' },
     );
-    expect((await deliveriesOf(key, later.id)).map((delivery) => delivery.endpoint_id)).toEqual([
-      healthy.id,
-    ]);
+    // The receiver has it before the engine records it: wait for the record.
+    const laterDeliveries = await waitFor(
+      async () => {
+        const rows = await deliveriesOf(key, later.id);
+        return rows.some((row) => row.status === 'succeeded') ? rows : null;
+      },
+      { what: 'the later delivery recorded' },
+    );
+    expect(laterDeliveries.map((delivery) => delivery.endpoint_id)).toEqual([healthy.id]);
     expect(toGone()).toHaveLength(2);
 
     // Recovery makes it active; the next event reaches it again.

@@ -162,5 +162,5 @@ describe('the rate limit of an endpoint, with two engines', () => {
       );
     }
     expect(putOff).toBeGreaterThan(0);
-  });
+  }, 90_000);
 });
