@@ -1,7 +1,8 @@
 /**
  * The bench's webhook receiver, run as a process of its own (so neither the bench nor the engine
  * pays for it): one HTTPS server per endpoint port, certificate from the test CA, answering 200
- * with an empty body at once. It counts requests and, per phase, the delay from the event's
+ * with an empty body at once unless told otherwise per port (another status, a delay, one longer
+ * than the engine's timeout). It counts requests and, per phase, the delay from the event's
  * created_at to the moment the whole request had arrived. Driven by its parent over IPC
  * (receiver-process.ts); it exits when the parent goes away.
  */
@@ -12,6 +13,7 @@ import { resolve } from 'node:path';
 import { findRepoRoot } from './bench-settings';
 import type {
   LatencyWindow,
+  PortBehaviour,
   ReceiverCommand,
   ReceiverReply,
   ReceiverStats,
@@ -19,6 +21,8 @@ import type {
 import { percentile } from './stats';
 
 const CREATED_AT = '"created_at":"';
+const ATTEMPT_HEADER = 'x-svc-delivery-attempt';
+const HEALTHY: PortBehaviour = { status: 200, delayMs: 0, counted: true };
 
 const tls = resolve(findRepoRoot(), 'test/fixtures/tls');
 const certificate = {
@@ -28,6 +32,10 @@ const certificate = {
 
 let phase = 'idle';
 let count = 0;
+let retries = 0;
+let uncounted = 0;
+/** By port index; the ports not in it are healthy. */
+let behaviours = new Map<number, PortBehaviour>();
 let firstAt = 0;
 let lastAt = 0;
 let latencies: number[] = [];
@@ -73,13 +81,31 @@ function arrived(body: string): void {
   }
 }
 
-function answer(request: IncomingMessage, response: ServerResponse): void {
+function answer(index: number, request: IncomingMessage, response: ServerResponse): void {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    arrived(Buffer.concat(chunks).toString('latin1'));
-    response.writeHead(200, { 'content-length': '0' });
-    response.end();
+    const behaviour = behaviours.get(index) ?? HEALTHY;
+    if (!behaviour.counted) {
+      uncounted += 1;
+    } else if ((request.headers[ATTEMPT_HEADER] ?? '1') !== '1') {
+      retries += 1;
+    } else {
+      arrived(Buffer.concat(chunks).toString('latin1'));
+    }
+    const send = () => {
+      if (!response.destroyed) {
+        response.writeHead(behaviour.status, { 'content-length': '0' });
+        response.end();
+      }
+    };
+    if (behaviour.delayMs <= 0) {
+      send();
+      return;
+    }
+    // A client that gave up (the engine's timeout) closes the connection: no answer is due then.
+    const timer = setTimeout(send, behaviour.delayMs);
+    response.once('close', () => clearTimeout(timer));
   });
 }
 
@@ -103,6 +129,8 @@ function stats(): ReceiverStats {
   return {
     phase,
     count,
+    retries,
+    uncounted,
     firstAt,
     lastAt,
     latencyMs: {
@@ -121,6 +149,8 @@ process.on('message', (command: ReceiverCommand) => {
     case 'phase':
       phase = command.name;
       count = 0;
+      retries = 0;
+      uncounted = 0;
       firstAt = 0;
       lastAt = 0;
       latencies = [];
@@ -138,12 +168,19 @@ process.on('message', (command: ReceiverCommand) => {
     case 'stats':
       send({ type: 'stats', stats: stats() });
       break;
+    case 'configure':
+      behaviours = new Map(
+        Object.entries(command.behaviours).map(([index, b]) => [Number(index), b]),
+      );
+      break;
   }
 });
 process.on('disconnect', () => process.exit(0));
 
-async function listen(): Promise<number> {
-  const server: Server = createServer(certificate, answer);
+async function listen(index: number): Promise<number> {
+  const server: Server = createServer(certificate, (request, response) =>
+    answer(index, request, response),
+  );
   // Connections stay open between phases, as a receiver behind a keep-alive load balancer would.
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 130_000;
@@ -158,7 +195,7 @@ async function main(): Promise<void> {
   const servers = Number(process.argv[2] ?? '1');
   const ports: number[] = [];
   for (let index = 0; index < servers; index += 1) {
-    ports.push(await listen());
+    ports.push(await listen(index));
   }
   send({ type: 'ready', ports });
 }

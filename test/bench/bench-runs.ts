@@ -3,20 +3,24 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchEvents } from './bench-events';
 import type { DeliveryLogProbe } from './delivery-log-probe';
 import type { EngineProcess } from './engine-process';
-import { CpuGroups, CpuMeter } from './process-stats';
+import { cpuSecondsOf, CpuGroups, CpuMeter } from './process-stats';
 import type { ReceiverProcess } from './receiver-process';
-import { MetricsDelta } from './stats';
+import { MetricSample, MetricsDelta } from './stats';
 
 /** Outstanding publishes at once: EventPublisher awaits each PubAck, so they are overlapped. */
 const PUBLISH_WINDOW = 256;
 
 export interface EngineRunContext {
-  engine: EngineProcess;
+  /** The engine processes consuming the run's events (two or more in the replicas scenario). */
+  engines: EngineProcess[];
   receiver: ReceiverProcess;
   probe: DeliveryLogProbe;
   publisher: EventPublisher;
   events: BenchEvents;
-  endpoints: number;
+  /** The tenant whose events the run publishes. */
+  tenantId: string;
+  /** Deliveries each event makes that the run waits for: to the endpoints whose answers count. */
+  deliveriesPerEvent: number;
   cpuGroups: CpuGroups;
   timeoutMs: number;
 }
@@ -43,8 +47,12 @@ export interface EngineRunResult {
     deferred: number;
   };
   receiver: {
+    /** First attempts at the endpoints whose answers count. */
     requests: number;
-    /** Receiver arrival (the whole request) minus the envelope's created_at, set just before publishing. */
+    /** Later attempts (retries) at those endpoints, and requests to the others (failing, hanging). */
+    retries: number;
+    uncounted: number;
+    /** Receiver arrival (the whole request) minus the envelope's created_at, set just before publishing; counted first attempts only. */
     latencyMs: { p50: number; p90: number; p99: number; max: number };
   };
   /** From the engine's /metrics, increase over the run. */
@@ -59,9 +67,23 @@ export interface EngineRunResult {
     attemptsFailed: number;
     eventLoopLagP99Ms: number;
   };
+  /** CPU seconds (user + system, /proc/<pid>/stat) the engine processes used during the run. */
+  engineCpuSeconds: number;
+  /** The same per 1,000 deliveries waited for (per 1,000 attempts: divide by log.attempts). */
+  engineCpuSecondsPer1000: number;
+  /** Deferrals (engine metric) per 10,000 deliveries waited for. */
+  deferralsPer10000: number;
   /** Average cores busy per process group during the run (the machine has os.availableParallelism()). */
   cpuCores: Record<string, number>;
 }
+
+/** The samples of several engines' /metrics as one process's: counters and buckets add up. */
+async function metricsOf(engines: EngineProcess[]): Promise<MetricSample[]> {
+  return (await Promise.all(engines.map((engine) => engine.metrics()))).flat();
+}
+
+const cpuSecondsOfAll = (engines: EngineProcess[]) =>
+  engines.reduce((total, engine) => total + cpuSecondsOf(engine.pid), 0);
 
 export async function publishBurst(
   publisher: EventPublisher,
@@ -100,9 +122,9 @@ export async function publishPaced(
 const ms = (seconds: number) => seconds * 1000;
 
 /**
- * Publishes `events` events (each to every endpoint) and waits until the receiver has had every
- * delivery and PostgreSQL holds every one as succeeded; the clock runs from the first publish to
- * that durable state.
+ * Publishes `events` events and waits until the receiver has had every counted delivery (first
+ * attempts to the endpoints that answer 200) and PostgreSQL holds every one as succeeded; the
+ * clock runs from the first publish to that durable state.
  */
 export async function measureEngineRun(
   context: EngineRunContext,
@@ -110,12 +132,13 @@ export async function measureEngineRun(
   events: number,
   publish: (count: number) => Promise<void>,
 ): Promise<EngineRunResult> {
-  const { engine, receiver, probe } = context;
-  const deliveries = events * context.endpoints;
+  const { engines, receiver, probe } = context;
+  const deliveries = events * context.deliveriesPerEvent;
   receiver.phase(name);
   const before = await probe.counts();
-  const metricsBefore = await engine.metrics();
+  const metricsBefore = await metricsOf(engines);
   const cpu = new CpuMeter(context.cpuGroups);
+  const engineCpuBefore = cpuSecondsOfAll(engines);
   const startedAtMs = Date.now();
   const started = performance.now();
   await publish(events);
@@ -135,7 +158,7 @@ export async function measureEngineRun(
   let doneAt = NaN;
   let durable = 0;
   while (Number.isNaN(doneAt)) {
-    const succeeded = (await probe.succeeded()) - before.succeeded;
+    const succeeded = await probe.succeededSince(context.tenantId, startedAtMs);
     if (succeeded >= deliveries) {
       doneAt = performance.now();
       durable = succeeded;
@@ -146,9 +169,12 @@ export async function measureEngineRun(
     }
   }
   const cpuCores = cpu.coresUsed();
+  const engineCpuSeconds = cpuSecondsOfAll(engines) - engineCpuBefore;
   const elapsedMs = doneAt - started;
   const after = await probe.counts();
-  const metrics = new MetricsDelta(metricsBefore, await engine.metrics());
+  const metricsAfter = await Promise.all(engines.map((engine) => engine.metrics()));
+  const metrics = new MetricsDelta(metricsBefore, metricsAfter.flat());
+  const deferred = metrics.increase('svc_delivery_deliveries_deferred_total');
   const stats = await receiver.stats();
   return {
     name,
@@ -167,6 +193,8 @@ export async function measureEngineRun(
     },
     receiver: {
       requests: stats.count,
+      retries: stats.retries,
+      uncounted: stats.uncounted,
       latencyMs: {
         p50: stats.latencyMs.p50,
         p90: stats.latencyMs.p90,
@@ -192,11 +220,21 @@ export async function measureEngineRun(
         mean: ms(metrics.histogramMean('svc_delivery_commit_duration_seconds')),
         p99: ms(metrics.histogramQuantile('svc_delivery_commit_duration_seconds', 0.99)),
       },
-      deferred: metrics.increase('svc_delivery_deliveries_deferred_total'),
+      deferred,
       attemptsSucceeded: metrics.increase('svc_delivery_attempts_total', { outcome: 'succeeded' }),
       attemptsFailed: metrics.increase('svc_delivery_attempts_total', { outcome: 'failed' }),
-      eventLoopLagP99Ms: ms(metrics.latest('nodejs_eventloop_lag_p99_seconds')),
+      // With several engines, the worst of them.
+      eventLoopLagP99Ms: ms(
+        Math.max(
+          ...metricsAfter.map((samples) =>
+            new MetricsDelta([], samples).latest('nodejs_eventloop_lag_p99_seconds'),
+          ),
+        ),
+      ),
     },
+    engineCpuSeconds,
+    engineCpuSecondsPer1000: (engineCpuSeconds / deliveries) * 1000,
+    deferralsPer10000: (deferred / deliveries) * 10_000,
     cpuCores,
   };
 }

@@ -1,11 +1,27 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
+/** The Node options the engine's container runs with (deploy/kubernetes/base/delivery.yaml). */
+export const DEPLOYED_ENGINE_NODE_ARGS = '--max-old-space-size=160';
+
+/** The scenarios of `npm run bench`, in the order they run (README of test/bench). */
+export const SCENARIOS = [
+  'steady',
+  'fan-out',
+  'mixed',
+  'backlog',
+  'hot-endpoint',
+  'replicas',
+] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
 /** What `npm run bench` measures, from BENCH_* environment variables (README of test/bench). */
 export interface BenchSettings {
-  /** Events published in each measured engine run; each goes to every endpoint. */
+  /** The scenarios to run, in SCENARIOS order. */
+  scenarios: ScenarioName[];
+  /** Events published in each measured burst (steady, backlog, replicas); each goes to every endpoint. */
   events: number;
-  /** Events published before measuring, to warm the engine (JIT, connections, caches). */
+  /** Events published before measuring, to warm each engine (JIT, connections, caches). */
   warmupEvents: number;
   endpoints: number;
   /** Attempts in flight: the engine's DELIVERY_MAX_CONCURRENCY and the raw client's workers. */
@@ -14,8 +30,12 @@ export interface BenchSettings {
   perEndpoint: number;
   /** Size of each event envelope as published and delivered. */
   bodyBytes: number;
-  /** Raw ceiling, then engine: this many times, against the same receiver and engine process. */
+  /** Raw ceiling, then engine: this many times (steady, fan-out, hot-endpoint). */
   rounds: number;
+  /** Baseline, then the scenario's setup: this many times (mixed, backlog, replicas). */
+  pairedRounds: number;
+  /** How long healthy endpoints wait before answering 200. */
+  answerDelayMs: number;
   /** A paced run after the throughput runs, for latency below saturation; 0 skips it. */
   pacedSeconds: number;
   /** Its load as a fraction of the engine's measured throughput. */
@@ -24,9 +44,40 @@ export interface BenchSettings {
   timeoutSeconds: number;
   /** Extra node options for the engine process, e.g. `--cpu-prof --cpu-prof-dir=prof`. */
   engineNodeArgs: string[];
+  fanOut: {
+    /** Endpoints of the tenant; each subscribes to one of `endpoints / width` event types. */
+    endpoints: number;
+    /** Endpoints each event goes to. */
+    width: number;
+    /** Events per measured run. */
+    events: number;
+  };
+  mixed: {
+    /** Share of the endpoints answering 500 (retried on the product's schedule). */
+    failingShare: number;
+    /** DELIVERY_TIMEOUT of both engines; one endpoint answers 2 s after it (it hangs past it). */
+    timeoutSeconds: number;
+  };
+  backlog: {
+    /** Deliveries pending a retry, written to PostgreSQL before the measured runs. */
+    retries: number;
+    /** Their retries fall due from this long after they were written ... */
+    dueAfterSeconds: number;
+    /** ... spread evenly over this long. */
+    dueSpreadSeconds: number;
+  };
+  hotEndpoint: {
+    /** Events per measured run, all to the one endpoint. */
+    events: number;
+    /** How long the endpoint takes to answer. */
+    answerDelayMs: number;
+  };
+  /** Engine processes on one consumer in the replicas scenario (against one). */
+  replicas: number;
   postgresUrl: string;
   natsUrl: string;
   repoRoot: string;
+  /** All scenarios' figures; each scenario's also beside it as bench-<scenario>.json. */
   resultsFile: string;
 }
 
@@ -54,6 +105,21 @@ function fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   return value;
 }
 
+function scenarioList(env: NodeJS.ProcessEnv): ScenarioName[] {
+  const raw = env.BENCH_SCENARIOS?.trim();
+  if (!raw || raw === 'all') {
+    return [...SCENARIOS];
+  }
+  const asked = raw.split(',').map((name) => name.trim());
+  const unknown = asked.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_SCENARIOS: unknown ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}, all`,
+    );
+  }
+  return SCENARIOS.filter((name) => asked.includes(name));
+}
+
 /** The checkout: the folder holding nest-cli.json, above the compiled bench in dist/. */
 export function findRepoRoot(from: string = __dirname): string {
   let folder = from;
@@ -69,24 +135,68 @@ export function findRepoRoot(from: string = __dirname): string {
 
 export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   const repoRoot = findRepoRoot();
-  return {
+  const settings: BenchSettings = {
+    scenarios: scenarioList(env),
     events: integer(env, 'BENCH_EVENTS', 500, 1),
     warmupEvents: integer(env, 'BENCH_WARMUP_EVENTS', 40, 0),
     endpoints: integer(env, 'BENCH_ENDPOINTS', 100, 1),
     concurrency: integer(env, 'BENCH_CONCURRENCY', 256, 1),
     perEndpoint: integer(env, 'BENCH_PER_ENDPOINT', 8, 1),
     bodyBytes: integer(env, 'BENCH_BODY_BYTES', 1024, 400),
-    rounds: integer(env, 'BENCH_ROUNDS', 2, 1),
+    rounds: integer(env, 'BENCH_ROUNDS', 3, 1),
+    pairedRounds: integer(env, 'BENCH_PAIRED_ROUNDS', 2, 1),
+    answerDelayMs: integer(env, 'BENCH_ANSWER_DELAY_MS', 0, 0),
     pacedSeconds: integer(env, 'BENCH_PACED_SECONDS', 10, 0),
     pacedLoad: fraction(env, 'BENCH_PACED_LOAD', 0.5),
     timeoutSeconds: integer(env, 'BENCH_TIMEOUT_SECONDS', 300, 10),
-    engineNodeArgs: (env.BENCH_ENGINE_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
+    // The engine runs as deploy/kubernetes/base/delivery.yaml starts it (its heap cap).
+    engineNodeArgs: (env.BENCH_ENGINE_NODE_ARGS ?? DEPLOYED_ENGINE_NODE_ARGS)
+      .split(/\s+/)
+      .filter((arg) => arg !== ''),
+    fanOut: {
+      endpoints: integer(env, 'BENCH_FANOUT_ENDPOINTS', 200, 1),
+      width: integer(env, 'BENCH_FANOUT_WIDTH', 50, 1),
+      events: integer(env, 'BENCH_FANOUT_EVENTS', 600, 1),
+    },
+    mixed: {
+      failingShare: fraction(env, 'BENCH_MIXED_FAILING_SHARE', 0.1),
+      timeoutSeconds: integer(env, 'BENCH_MIXED_TIMEOUT_SECONDS', 10, 1),
+    },
+    backlog: {
+      retries: integer(env, 'BENCH_BACKLOG_RETRIES', 100_000, 0),
+      dueAfterSeconds: integer(env, 'BENCH_BACKLOG_DUE_AFTER_SECONDS', 900, 0),
+      dueSpreadSeconds: integer(env, 'BENCH_BACKLOG_DUE_SPREAD_SECONDS', 600, 0),
+    },
+    hotEndpoint: {
+      events: integer(env, 'BENCH_HOT_EVENTS', 3000, 1),
+      answerDelayMs: integer(env, 'BENCH_HOT_ANSWER_DELAY_MS', 6, 0),
+    },
+    replicas: integer(env, 'BENCH_REPLICAS', 2, 2),
     postgresUrl: env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     natsUrl: env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222',
     repoRoot,
     resultsFile: resolve(repoRoot, env.BENCH_RESULTS_FILE ?? 'test-results/bench.json'),
   };
+  if (settings.fanOut.endpoints % settings.fanOut.width !== 0) {
+    throw new Error('BENCH_FANOUT_ENDPOINTS must be a multiple of BENCH_FANOUT_WIDTH');
+  }
+  const groups = settings.fanOut.endpoints / settings.fanOut.width;
+  if (groups > FAN_OUT_TYPES.length) {
+    throw new Error(
+      `BENCH_FANOUT_ENDPOINTS / BENCH_FANOUT_WIDTH must be at most ${FAN_OUT_TYPES.length} (the alert types)`,
+    );
+  }
+  return settings;
 }
+
+/** The event types the fan-out scenario's groups of endpoints subscribe to, one each. */
+export const FAN_OUT_TYPES = [
+  'alert.created',
+  'alert.severity_changed',
+  'alert.acknowledged',
+  'alert.escalated',
+  'alert.closed',
+] as const;
 
 /** What `npm run bench:storage` measures, from BENCH_STORAGE_* variables (README of test/bench). */
 export interface StorageBenchSettings {

@@ -132,11 +132,15 @@ export interface BenchEndpoint {
   secret: string;
 }
 
-/** Registers one endpoint per receiver port through the real API (POST /v1/webhooks). */
+/**
+ * Registers one endpoint per receiver port through the real API (POST /v1/webhooks), subscribed
+ * to `eventsOf(index)` (by default every alert).
+ */
 export async function registerEndpoints(
   apiBaseUrl: string,
   key: string,
   ports: number[],
+  eventsOf: (index: number) => string[] = () => ['alert.*'],
 ): Promise<BenchEndpoint[]> {
   const endpoints: BenchEndpoint[] = [];
   for (const [index, port] of ports.entries()) {
@@ -145,7 +149,7 @@ export async function registerEndpoints(
     const response = await fetch(`${apiBaseUrl}/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url, events: ['alert.*'], secret }),
+      body: JSON.stringify({ url, events: eventsOf(index), secret }),
     });
     const text = await response.text();
     if (response.status !== 201) {

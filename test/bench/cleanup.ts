@@ -4,25 +4,38 @@
  * failing step does not stop the others.
  */
 export class Cleanup {
-  private readonly steps: { name: string; undo: () => Promise<unknown> }[] = [];
+  private readonly steps: { name: string; undo: () => Promise<unknown>; timeoutMs: number }[] = [];
   private running: Promise<void> | undefined;
   /** Set on SIGINT/SIGTERM: the bench stops at the next step instead of measuring a dismantled setup. */
   interrupted = false;
+  private parent: Cleanup | undefined;
 
   constructor(
     private readonly log: (message: string) => void,
     private readonly stepTimeoutMs = 20_000,
   ) {}
 
-  add(name: string, undo: () => Promise<unknown>): void {
-    this.steps.push({ name, undo });
+  add(name: string, undo: () => Promise<unknown>, timeoutMs = this.stepTimeoutMs): void {
+    this.steps.push({ name, undo, timeoutMs });
   }
 
   /** Throws once a signal came, so that the bench goes no further. */
   check(): void {
+    this.parent?.check();
     if (this.interrupted) {
       throw new Error('interrupted');
     }
+  }
+
+  /**
+   * The undo steps of one part of the run (a scenario): run when that part ends, or with this
+   * cleanup if it comes first. Its steps may take longer, as a part holds several.
+   */
+  child(name: string): Cleanup {
+    const child = new Cleanup(this.log, this.stepTimeoutMs);
+    child.parent = this;
+    this.add(name, () => child.run(), this.stepTimeoutMs * 6);
+    return child;
   }
 
   run(): Promise<void> {
@@ -48,13 +61,13 @@ export class Cleanup {
 
   private async runAll(): Promise<void> {
     while (this.steps.length > 0) {
-      const { name, undo } = this.steps.pop()!;
+      const { name, undo, timeoutMs } = this.steps.pop()!;
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
           undo(),
           new Promise((_, fail) => {
-            timer = setTimeout(() => fail(new Error('timed out')), this.stepTimeoutMs);
+            timer = setTimeout(() => fail(new Error('timed out')), timeoutMs);
           }),
         ]);
       } catch (error) {

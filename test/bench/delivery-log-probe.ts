@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { encodeTime } from 'ulid';
 
 /** What the delivery log holds: counted in PostgreSQL, the only place that proves durability. */
 export interface LogCounts {
@@ -23,6 +24,28 @@ export class DeliveryLogProbe {
   async succeeded(): Promise<number> {
     const { rows } = await this.client.query<{ n: string }>(
       `SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'`,
+    );
+    return Number(rows[0].n);
+  }
+
+  /**
+   * Deliveries of a tenant's events created at or after `sinceMs` (event ids are ULIDs, so by
+   * their id) that succeeded: an index range scan, whatever else the tables hold (the backlog
+   * scenario's 100,000 older deliveries).
+   */
+  async succeededSince(tenantId: string, sinceMs: number): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM deliveries
+        WHERE tenant_id = $1 AND event_id >= $2 AND status = 'succeeded'`,
+      [tenantId, `evt_${encodeTime(sinceMs, 10).toLowerCase()}`],
+    );
+    return Number(rows[0].n);
+  }
+
+  /** Deliveries waiting in the schedule (due or not). */
+  async scheduled(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>(
+      'SELECT count(*) AS n FROM delivery_schedule',
     );
     return Number(rows[0].n);
   }

@@ -79,9 +79,12 @@ export class EngineProcess {
     return memoryOf(this.service.pid);
   }
 
-  /** SIGTERM: the engine finishes and records what it holds, then exits (0 when clean). */
-  stop(): Promise<number | null> {
-    return this.service.stop();
+  /**
+   * SIGTERM: the engine finishes and records what it holds, then exits (0 when clean); SIGKILL
+   * after `graceMs` (exit code null).
+   */
+  stop(graceMs?: number): Promise<number | null> {
+    return this.service.stop(graceMs);
   }
 
   kill(): void {

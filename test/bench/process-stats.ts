@@ -100,7 +100,8 @@ function machineTicks(): { busy: number; steal: number } {
   return { busy: user + nice + system + irq + softirq, steal };
 }
 
-function cpuOf(pids: number[], part: 'all' | 'system' = 'all'): Map<number, number> {
+/** CPU seconds so far per process id (or only their kernel part); processes gone are left out. */
+export function cpuOf(pids: number[], part: 'all' | 'system' = 'all'): Map<number, number> {
   const cpu = new Map<number, number>();
   for (const pid of pids) {
     const seconds = cpuSecondsOf(pid, part);

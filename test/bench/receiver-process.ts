@@ -1,6 +1,11 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { ReceiverCommand, ReceiverReply, ReceiverStats } from './receiver-protocol';
+import type {
+  PortBehaviour,
+  ReceiverCommand,
+  ReceiverReply,
+  ReceiverStats,
+} from './receiver-protocol';
 
 /** The receiver process (bench-receiver.ts) as the bench drives it. */
 export class ReceiverProcess {
@@ -32,12 +37,20 @@ export class ReceiverProcess {
     return this.child.pid!;
   }
 
+  /**
+   * How ports answer from now on, by port index (the others answer 200 at once). Messages over
+   * one IPC channel arrive in order, so the next request the bench makes sees it.
+   */
+  configure(behaviours: Record<number, PortBehaviour>): void {
+    this.send({ type: 'configure', behaviours });
+  }
+
   /** Starts counting afresh; with `windowMs`, the stats hold latencies per window of arrival. */
   phase(name: string, windowMs?: number): void {
     this.send({ type: 'phase', name, ...(windowMs !== undefined ? { windowMs } : {}) });
   }
 
-  /** Resolves with the Date.now() at which the phase's `count`-th request arrived. */
+  /** Resolves with the Date.now() at which the phase's `count`-th counted first attempt arrived. */
   reached(count: number, timeoutMs: number): Promise<number> {
     return this.ask({ type: 'expect', count }, timeoutMs, (reply) =>
       reply.type === 'reached' ? reply.at : undefined,

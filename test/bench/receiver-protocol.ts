@@ -5,14 +5,37 @@ export type ReceiverCommand =
    * of arrival time (aligned to the epoch), for figures over time (the storage bench).
    */
   | { type: 'phase'; name: string; windowMs?: number }
-  /** Asks for a `reached` reply once this many requests of the phase have arrived. */
+  /** Asks for a `reached` reply once this many counted first attempts of the phase have arrived. */
   | { type: 'expect'; count: number }
-  | { type: 'stats' };
+  | { type: 'stats' }
+  /** How each port answers from now on, by port index; ports not named answer 200 at once. */
+  | { type: 'configure'; behaviours: Record<number, PortBehaviour> };
+
+/**
+ * How one port answers. A delay longer than the engine's DELIVERY_TIMEOUT is a receiver that
+ * hangs past the timeout: the engine gives up and closes the connection before the answer.
+ */
+export interface PortBehaviour {
+  /** Status of every answer (an empty body). */
+  status: number;
+  /** How long after the whole request arrived the answer is sent. */
+  delayMs: number;
+  /**
+   * Whether its requests count towards the phase's `count` and latencies (the healthy endpoints
+   * whose deliveries a run waits for); the others are only tallied in `uncounted`.
+   */
+  counted: boolean;
+}
 
 export interface ReceiverStats {
   phase: string;
+  /** First attempts (X-SVC-Delivery-Attempt 1) that arrived at counted ports. */
   count: number;
-  /** Date.now() of the first and the last complete request of the phase. */
+  /** Later attempts (retries) that arrived at counted ports; not in `count` nor the latencies. */
+  retries: number;
+  /** Requests that arrived at ports that do not count (failing or hanging endpoints). */
+  uncounted: number;
+  /** Date.now() of the first and the last complete counted request of the phase. */
   firstAt: number;
   lastAt: number;
   /** Arrival of the complete request minus the envelope's created_at (the publisher's clock). */

@@ -15,10 +15,8 @@ import { connect } from '@nats-io/transport-node';
 import { SubjectScheme } from '@svc/contracts';
 import { DELIVERY_DATA_TABLES, RetentionSettings } from '@svc/database';
 import { EventPublisher } from '@svc/event-publisher';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { arch, availableParallelism, cpus, release, totalmem, type } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchEvents } from './bench-events';
@@ -45,6 +43,7 @@ import { DeliveryLogProbe } from './delivery-log-probe';
 import { appEnvironment, EngineProcess } from './engine-process';
 import { benchCpuGroups } from './process-stats';
 import { ReceiverProcess } from './receiver-process';
+import { gitCommit, thisMachine } from './run-identity';
 import { freePort, startBuiltApp } from './service-process';
 import { MetricsDelta } from './stats';
 import { StorageMaintainer } from './storage-maintainer';
@@ -160,12 +159,13 @@ async function bytesPerDelivery(shared: Shared): Promise<BytesPerDelivery> {
   log(`bytes: ${storage.events} events x ${run.endpoints.length} endpoints at once`);
   const result = await measureEngineRun(
     {
-      engine,
+      engines: [engine],
       receiver,
       probe,
       publisher,
       events,
-      endpoints: run.endpoints.length,
+      tenantId: run.tenantId,
+      deliveriesPerEvent: run.endpoints.length,
       cpuGroups: benchCpuGroups({ receiver: receiver.pid, engine: engine.pid }),
       timeoutMs: shared.bench.timeoutSeconds * 1000,
     },
@@ -444,24 +444,6 @@ async function steadyRun(shared: Shared): Promise<SteadyRun> {
   };
 }
 
-function gitCommit(repoRoot: string): { commit: string; dirty: boolean } {
-  try {
-    const git = (...args: string[]) =>
-      execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
-    return { commit: git('rev-parse', 'HEAD'), dirty: git('status', '--porcelain') !== '' };
-  } catch {
-    return { commit: 'unknown', dirty: false };
-  }
-}
-
-function operatingSystem(): string {
-  const file = '/etc/os-release';
-  const pretty = existsSync(file)
-    ? /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync(file, 'utf8'))?.[1]
-    : undefined;
-  return `${pretty ? `${pretty}, ` : ''}${type()} ${release()} ${arch()}`;
-}
-
 async function main(cleanup: Cleanup): Promise<StorageBenchReport> {
   const storage = loadStorageBenchSettings();
   const bench = { ...loadBenchSettings(), perEndpoint: storage.perEndpoint };
@@ -495,13 +477,7 @@ async function main(cleanup: Cleanup): Promise<StorageBenchReport> {
     date: new Date(started).toISOString(),
     commit,
     commitDirty: dirty,
-    machine: {
-      os: operatingSystem(),
-      cpus: availableParallelism(),
-      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.versions.node,
-    },
+    machine: thisMachine(),
     settings: {
       ...storage,
       resultsFile: relative(bench.repoRoot, storage.resultsFile),

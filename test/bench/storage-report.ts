@@ -1,6 +1,7 @@
 import { dec, int, table } from './bench-report';
 import type { StorageBenchSettings } from './bench-settings';
 import type { LatencyWindow } from './receiver-protocol';
+import type { Machine } from './run-identity';
 import type { LockWaiters, StorageTable, TableStorage } from './storage-probe';
 
 /** Part 1: what one delivery costs in PostgreSQL, by table. */
@@ -108,7 +109,7 @@ export interface StorageBenchReport {
   commit: string;
   /** Uncommitted changes in the checkout when the bench ran. */
   commitDirty: boolean;
-  machine: { os: string; cpus: number; cpuModel: string; memoryGiB: number; node: string };
+  machine: Machine;
   settings: StorageBenchSettings & {
     concurrency: number;
     postgres: string;
