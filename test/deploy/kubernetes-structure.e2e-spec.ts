@@ -152,7 +152,12 @@ describe('deploy/kubernetes structure (no kubectl)', () => {
       }
       for (const container of pod.containers) {
         if (workload.kind === 'Deployment') {
-          expect(container.command).toEqual(['node', `dist/apps/${container.name}/src/main.js`]);
+          // node, any of its own options (the engine's heap cap), then the app.
+          expect(container.command[0]).toBe('node');
+          expect(container.command.at(-1)).toBe(`dist/apps/${container.name}/src/main.js`);
+          expect(container.command.slice(1, -1).every((arg: string) => arg.startsWith('--'))).toBe(
+            true,
+          );
           expect(container.livenessProbe.httpGet.path).toBe('/healthz');
           expect(container.readinessProbe.httpGet.path).toBe('/readyz');
           // Probes and scrapes use the management port, which no public Service exposes.
