@@ -129,7 +129,11 @@ export async function storePayloads(
   if (unique.size === 0) {
     return;
   }
-  const rows = [...unique.values()];
+  // In key order: two group commits storing the bodies of the same events in two orders would
+  // each wait for the other's first row (deadlock_detected).
+  const rows = [...unique.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, payload]) => payload);
   await manager.query(
     `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[])
