@@ -98,5 +98,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    // The fault suite (test/faults): only under `npm run test:faults` and `test:faults:short`.
+    ...require('./test/faults/jest-project.cjs')(shared),
   ],
 };

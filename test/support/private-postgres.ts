@@ -14,9 +14,18 @@ const run = promisify(execFile);
  */
 export interface PrivatePostgres {
   port: number;
+  /** The server's log (gone with the folder after `stop()`). */
+  logFile: string;
   /** A URL of the cluster's `postgres` database (or `database`), with `query` appended as given. */
   url(options?: { database?: string; query?: string }): string;
+  /** Stops the server and removes its folder. */
   stop(): Promise<void>;
+  /**
+   * Stops the server and keeps its data, for a later `startServer()` on the same port: `fast`
+   * ends the sessions and shuts down cleanly, `immediate` as a crash would (recovery at start).
+   */
+  stopServer(mode?: 'fast' | 'immediate'): Promise<void>;
+  startServer(): Promise<void>;
 }
 
 export interface PrivatePostgresOptions {
@@ -80,24 +89,28 @@ export async function startPrivatePostgres(
     settings.push('-c ssl=on', `-c ssl_cert_file=${cert}`, `-c ssl_key_file=${key}`);
   }
   const port = await freePort();
-  await run(
-    join(bin, 'pg_ctl'),
-    [
-      '-D',
-      data,
-      '-l',
-      join(folder, 'server.log'),
-      '-w',
-      '-t',
-      '30',
-      '-o',
-      `-p ${port} ${settings.join(' ')}`,
-      'start',
-    ],
-    as,
-  );
+  const startServer = async () => {
+    await run(
+      join(bin, 'pg_ctl'),
+      [
+        '-D',
+        data,
+        '-l',
+        join(folder, 'server.log'),
+        '-w',
+        '-t',
+        '30',
+        '-o',
+        `-p ${port} ${settings.join(' ')}`,
+        'start',
+      ],
+      as,
+    );
+  };
+  await startServer();
   return {
     port,
+    logFile: join(folder, 'server.log'),
     url: ({ database = 'postgres', query } = {}) =>
       `postgres://postgres@127.0.0.1:${port}/${database}${query ? `?${query}` : ''}`,
     stop: async () => {
@@ -106,5 +119,9 @@ export async function startPrivatePostgres(
       );
       await rm(folder, { recursive: true, force: true });
     },
+    stopServer: async (mode = 'fast') => {
+      await run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '60', 'stop'], as);
+    },
+    startServer,
   };
 }
