@@ -19,6 +19,7 @@ import { HttpSender } from './dispatch/http-sender';
 import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
+import { LaneManager } from './intake/lanes/lane-manager';
 import { OperationalEventsRelay, publishToJetStream } from './operational-events/outbox-relay';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
@@ -57,6 +58,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     private readonly intakeFactory: EventIntakeFactory,
     private readonly retention: RetentionKeeper,
     private readonly relay: OperationalEventsRelay,
+    private readonly lanes: LaneManager,
   ) {
     recorder.onEndpointStatusChanged(({ tenantId, endpointId }) =>
       this.announceEndpointChange(tenantId, endpointId),
@@ -73,6 +75,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     this.health.stop();
     await this.starting;
     await this.intake?.stop();
+    await this.lanes.stop();
     await this.operationalIntake?.stop();
     if (this.schedulerStarted) {
       await this.scheduler.stop();
@@ -116,16 +119,21 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     this.followEndpointChanges(connection);
     const js = jetstream(connection);
     const consumer = await js.consumers.get(settings.eventsStream, settings.consumer);
-    this.intake = this.intakeFactory.create(consumer, js);
+    // The main intake acknowledges, unhandled, what a hot tenant's lane covers (ADR 0032).
+    this.intake = this.intakeFactory.create(consumer, js, {
+      coveredByLane: this.lanes.coveredByLane,
+      putBackMs: this.lanes.mainPutsBackMs,
+    });
     if (this.stopping.signal.aborted) {
       return;
     }
+    await this.lanes.start(connection, js, this.intake);
     await this.intake.start();
     const operational = operationalJetStreamNames(settings);
     this.operationalIntake = this.intakeFactory.create(
       await js.consumers.get(operational.stream, operational.consumer),
       js,
-      'operational',
+      { source: 'operational' },
     );
     await this.operationalIntake.start();
     this.relay.start(publishToJetStream(js, this.subjects));

@@ -11,6 +11,17 @@ const ENDPOINT_STATUSES = Object.keys({
   disabled: true,
 } satisfies Record<EndpointStatus, true>);
 
+/**
+ * Which intake took a message (ADR 0032): the main consumer of platform events, a hot tenant's
+ * lane, or the operational events' consumer. A label value, never a tenant.
+ */
+export const INTAKE_KINDS = ['main', 'lane', 'operational'] as const;
+export type IntakeKind = (typeof INTAKE_KINDS)[number];
+
+/** What happened to a lane (ADR 0032), as this engine did it. */
+export const LANE_CHANGES = ['opened', 'reopened', 'closing', 'closed', 'refused'] as const;
+export type LaneChange = (typeof LANE_CHANGES)[number];
+
 /** The engine's own metrics (README, "Metrics"); labels are bounded: no ids. */
 export class DeliveryMetrics {
   readonly eventsReceived: Counter;
@@ -33,6 +44,11 @@ export class DeliveryMetrics {
   readonly dueBacklog: Gauge;
   readonly operationalEventsPublished: Counter<'type'>;
   readonly operationalOutboxBacklog: Gauge;
+  readonly intakeWait: Histogram<'intake'>;
+  readonly messagesSkipped: Counter;
+  readonly lanesOpen: Gauge;
+  readonly lanePending: Gauge;
+  readonly laneChanges: Counter<'change'>;
 
   /**
    * Labelled series are created at zero for every label value: a series that first appears at 1
@@ -167,5 +183,39 @@ export class DeliveryMetrics {
       help: 'Operational events recorded and not yet published (outbox rows; sampled by the relay).',
       registers,
     });
+    this.intakeWait = new Histogram({
+      name: 'svc_delivery_intake_wait_seconds',
+      help: 'From an event reaching JetStream to an intake taking it into hand, by intake (main, lane, operational): how long the events of tenants without a lane wait behind others (ADR 0032).',
+      labelNames: ['intake'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    for (const intake of INTAKE_KINDS) {
+      this.intakeWait.zero({ intake });
+    }
+    this.messagesSkipped = new Counter({
+      name: 'svc_delivery_intake_messages_skipped_total',
+      help: "Messages the main intake acknowledged without handling them because a hot tenant's lane covers them (ADR 0032).",
+      registers,
+    });
+    this.lanesOpen = new Gauge({
+      name: 'svc_delivery_intake_lanes_open',
+      help: 'Hot-tenant lanes in the registry as this engine last read it, closing ones included (ADR 0032).',
+      registers,
+    });
+    this.lanePending = new Gauge({
+      name: 'svc_delivery_intake_lanes_pending_messages',
+      help: 'Messages of the hot tenants waiting in their lanes (JetStream num_pending, summed over the lanes, as this engine last read it).',
+      registers,
+    });
+    this.laneChanges = new Counter({
+      name: 'svc_delivery_intake_lane_changes_total',
+      help: 'Hot-tenant lanes this engine opened, reopened, began closing or closed, and hot tenants it refused a lane because all were taken (INTAKE_LANES_MAX).',
+      labelNames: ['change'],
+      registers,
+    });
+    for (const change of LANE_CHANGES) {
+      this.laneChanges.inc({ change }, 0);
+    }
   }
 }

@@ -18,6 +18,8 @@ import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { DeadLetterPark } from './intake/dead-letter';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
+import { LaneManager } from './intake/lanes/lane-manager';
+import { LaneRegistry } from './intake/lanes/lane-registry';
 import { OperationalEventsRelay } from './operational-events/outbox-relay';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
@@ -68,6 +70,7 @@ export class DeliveryModule {
               delivery.maxConcurrency,
               delivery.maxConcurrencyPerEndpoint,
               new EndpointRateLimiter(new PostgresRateWindows(db), ENGINE_TUNING.rateLimit),
+              LaneManager.laneSlotsOf(delivery.maxConcurrency, delivery.fairness),
             ),
           inject: [DataSource],
         },
@@ -163,7 +166,7 @@ export class DeliveryModule {
             metrics: DeliveryMetrics,
           ) =>
             new EventIntakeFactory(
-              (consumer, js, source) =>
+              (consumer, js, role) =>
                 new EventIntake(
                   {
                     consumer,
@@ -184,8 +187,21 @@ export class DeliveryModule {
                     retryFailedMessageMs: ENGINE_TUNING.intake.retryFailedMessageMs,
                     ackWaitMs: jetstream.ackWaitMs,
                     retention: config.retention,
-                    source,
+                    pullBatch: ENGINE_TUNING.intake.pullBatch,
+                    skipPullBatch: Math.max(
+                      ENGINE_TUNING.intake.pullBatch,
+                      Math.min(
+                        ENGINE_TUNING.intake.skipPullBatch,
+                        Math.floor(jetstream.maxAckPending / 2),
+                      ),
+                    ),
+                    pullExpiresMs: ENGINE_TUNING.intake.pullExpiresMs,
+                    retryFailedPullMs: ENGINE_TUNING.intake.retryFailedPullMs,
+                    tenantWindow: ENGINE_TUNING.intake.tenantWindow,
+                    maxFanningOut: ENGINE_TUNING.intake.maxFanningOut,
+                    yieldPollMs: ENGINE_TUNING.intake.yieldPollMs,
                   },
+                  role,
                 ),
             ),
           inject: [
@@ -198,6 +214,28 @@ export class DeliveryModule {
             ConcurrencyLimits,
             DeliveryMetrics,
           ],
+        },
+        {
+          provide: LaneManager,
+          useFactory: (
+            db: DataSource,
+            intakes: EventIntakeFactory,
+            metrics: DeliveryMetrics,
+            subjects: SubjectScheme,
+          ) =>
+            new LaneManager(
+              {
+                registry: new LaneRegistry(db),
+                intakes,
+                metrics,
+                subjects,
+                jetstream,
+                fairness: delivery.fairness,
+                maxConcurrency: delivery.maxConcurrency,
+              },
+              ENGINE_TUNING.lanes,
+            ),
+          inject: [DataSource, EventIntakeFactory, DeliveryMetrics, SubjectScheme],
         },
       ],
     };

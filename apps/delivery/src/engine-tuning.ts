@@ -16,6 +16,108 @@ export const ENGINE_TUNING = {
     busyEndpointDelayMs: 250,
     /** A message whose handling failed (the database away) comes back from JetStream after this. */
     retryFailedMessageMs: 5000,
+    /**
+     * Messages one pull asks for at most (never more than there is room for in hand, ADR 0032):
+     * what an engine holds delivered but not in hand. Small, so that when a lane opens the main
+     * intake has little of the hot tenant's left to handle before it reaches the others' events
+     * (32 events of 10 deliveries are about 60 ms of a busy engine); large enough that pulls cost
+     * little next to the work (one round trip per 32 messages).
+     */
+    pullBatch: 32,
+    /**
+     * While most of the last pull was skipped (a laned tenant's backlog, acknowledged unhandled at
+     * once, taking no room), pulls ask for this many (at most half the consumer's max ack pending):
+     * a busy engine's event loop answers a pull only every few tens of milliseconds, so passing
+     * the backlog takes few round trips. What such a pull brings that is not skipped waits, kept
+     * in progress, until there is room for it.
+     */
+    skipPullBatch: 1000,
+    /** A pull waits this long on the server when nothing is there, then the next one is sent. */
+    pullExpiresMs: 10_000,
+    /** After a pull failed (NATS away, a lane's consumer deleted), the next one waits this long. */
+    retryFailedPullMs: 1000,
+    /**
+     * Who an intake is busy with is judged over the tenants of its last this many messages: a
+     * few hundred milliseconds of a busy engine, so a burst shows at once and passes soon.
+     */
+    tenantWindow: 64,
+    /**
+     * Messages whose fan-out (the stored-body check of ADR 0016 and the tenant's endpoints, each
+     * a read when not cached) runs at once: one message waiting for the database does not hold up
+     * the next, nor the main intake passing over a laned tenant's messages (ADR 0032). The
+     * deliveries of these few may go past the intake's delivery bound; they then wait for global
+     * slots like any other.
+     */
+    maxFanningOut: 8,
+    /** How often a lane yielding to a main intake that is behind looks again (ADR 0032). */
+    yieldPollMs: 5,
+  },
+  /** Hot-tenant lanes (ADR 0032); INTAKE_LANES_MAX and the shares are configuration. */
+  lanes: {
+    /**
+     * How often the main intake is looked at (in memory). A tenant bursting into an idle engine
+     * gets its lane within about two intervals, before many of the others' events are behind it.
+     */
+    planIntervalMs: 100,
+    /**
+     * The main consumer's backlog (a request to JetStream) is read at most this often, and only
+     * while one tenant crowds the intake.
+     */
+    backlogReadIntervalMs: 250,
+    /**
+     * Messages the main intake must have taken lately before one tenant can be hot: a tenant is
+     * judged on a sample, not on the one message that happened to be slow.
+     */
+    minRecentMessages: 8,
+    /**
+     * The main intake must have been busy with what it holds (not waiting for messages) this
+     * much of an interval: below it, the engine keeps up, and nobody waits long behind anyone.
+     */
+    minSaturation: 0.5,
+    /**
+     * Messages waiting for the main intake or in its hands for a lane to be opened: the handling
+     * of fifty events (tens to a hundred milliseconds) is about what another tenant would wait.
+     */
+    minBacklog: 50,
+    /**
+     * The registry is read this often (and at once on a notice from another engine), and the
+     * lanes' consumers looked at (backlog, messages in hand) for closing and deleting them.
+     */
+    checkIntervalMs: 1000,
+    /**
+     * The main intake skips laned messages only with a registry read this recent: well above
+     * the reading interval (a few failed reads pass), well below the closing grace period.
+     */
+    maxViewAgeMs: 10_000,
+    /**
+     * While the main intake is further behind the stream than this (it still passes over a laned
+     * tenant's messages, or its own work is late), lanes take no new message: the engine's CPU
+     * goes to every other tenant's events first. Passing over a message costs a small fraction of
+     * handling one, so the hot tenant loses little.
+     */
+    mainLagLimitMs: 50,
+    /** A lane without a backlog for this long closes: its tenant's events are taken as they come. */
+    quietMs: 10_000,
+    /**
+     * A closing lane handles its messages for at least this long before it may be deleted:
+     * longer than the view age above, so every engine skipping on an old view has stopped.
+     */
+    closingGraceMs: 30_000,
+    /**
+     * A closing lane puts a message after its end back for this long the first time: the main
+     * intake handles it meanwhile, and the lane finds it handled (no second POST) when it comes
+     * back; if an engine that had not learned of the end skipped it, the lane delivers it then.
+     */
+    putBackMs: 5000,
+    /**
+     * A message the main intake puts back comes back after this: one of a tenant whose lane is
+     * being opened (a few milliseconds), or a laned tenant's from before its lane while the tenant
+     * holds its share already (its deliveries in hand have finished by then); the main intake's
+     * room goes to the other tenants meanwhile.
+     */
+    mainPutBackMs: 250,
+    /** How often lane consumers without a registry row (an engine stopped mid-close) are deleted. */
+    sweepIntervalMs: 30_000,
   },
   scheduler: {
     /** Due deliveries claimed per query: one round trip serves many, none waits long for another. */

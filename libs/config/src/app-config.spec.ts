@@ -140,3 +140,46 @@ describe('retention of delivery data (ADR 0023)', () => {
     );
   });
 });
+
+describe('fairness between tenants (ADR 0032)', () => {
+  it('defaults to 16 lanes, a tenant hot at half the intake, lanes holding at most 75 % of the concurrency', () => {
+    expect(loadConfig(base).delivery.fairness).toEqual({
+      maxLanes: 16,
+      hotTenantShare: 0.5,
+      laneConcurrencyShare: 0.75,
+      tenantWeights: {},
+    });
+  });
+
+  it('reads weights per tenant, and 0 lanes to turn lanes off', () => {
+    expect(
+      loadConfig({
+        ...base,
+        INTAKE_LANES_MAX: '0',
+        INTAKE_HOT_TENANT_SHARE: '0.8',
+        INTAKE_LANE_CONCURRENCY_SHARE: '0.5',
+        TENANT_WEIGHTS: 'ten_x=2, ten_y = 0.5',
+      }).delivery.fairness,
+    ).toEqual({
+      maxLanes: 0,
+      hotTenantShare: 0.8,
+      laneConcurrencyShare: 0.5,
+      tenantWeights: { ten_x: 2, ten_y: 0.5 },
+    });
+  });
+
+  it('refuses shares outside (0, 1] and weights that are not tenant_id=weight above 0', () => {
+    expect(() => loadConfig({ ...base, INTAKE_HOT_TENANT_SHARE: '0' })).toThrow(
+      /INTAKE_HOT_TENANT_SHARE: must be more than 0/,
+    );
+    expect(() => loadConfig({ ...base, INTAKE_LANE_CONCURRENCY_SHARE: '1.5' })).toThrow(
+      /INTAKE_LANE_CONCURRENCY_SHARE: must be at most 1/,
+    );
+    for (const bad of ['ten_x', 'x=2', 'ten_x=0', 'ten_x=-1', 'ten_x=101', 'ten_X=1']) {
+      expect(() => loadConfig({ ...base, TENANT_WEIGHTS: bad })).toThrow(/TENANT_WEIGHTS/);
+    }
+    expect(() => loadConfig({ ...base, TENANT_WEIGHTS: 'ten_x=1,ten_x=2' })).toThrow(
+      /ten_x is given twice/,
+    );
+  });
+});

@@ -57,6 +57,34 @@ const durationList = z
 const positiveInt = (fallback: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback);
 
+/** A share such as 0.5: more than 0, at most 1. */
+const share = (fallback: number) =>
+  z.coerce.number().gt(0, 'must be more than 0').max(1, 'must be at most 1').default(fallback);
+
+/** The largest weight a tenant's lane may be given (ADR 0032). */
+export const MAX_TENANT_WEIGHT = 100;
+
+/** `ten_x=2,ten_y=0.5`: a weight per tenant id (ADR 0032); tenants not named weigh 1. */
+const tenantWeights = commaList.transform((items, ctx) => {
+  const weights: Record<string, number> = {};
+  for (const item of items) {
+    const match = /^(ten_[0-9a-z]{1,64})\s*=\s*(\d+(?:\.\d+)?)$/.exec(item);
+    const weight = match ? Number(match[2]) : NaN;
+    if (!match || !(weight > 0 && weight <= MAX_TENANT_WEIGHT)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${item}" is not tenant_id=weight with a weight above 0 and at most ${MAX_TENANT_WEIGHT}, such as ten_x=2`,
+      });
+      continue;
+    }
+    if (match[1] in weights) {
+      ctx.addIssue({ code: 'custom', message: `${match[1]} is given twice` });
+    }
+    weights[match[1]] = weight;
+  }
+  return weights;
+});
+
 /** Abandoned deliveries one `POST /v1/webhooks/{id}/recover` re-drives at most (ADR 0022). */
 export const DEFAULT_RECOVER_REDRIVE_LIMIT = 10_000;
 
@@ -125,6 +153,10 @@ const environmentSchema = z.object({
   DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: positiveInt(8, 1000),
   DELIVERY_SCHEDULER_INTERVAL: duration.prefault('500ms'),
   DELIVERY_EXTRA_CA_FILE: z.string().min(1).optional(),
+  INTAKE_LANES_MAX: z.coerce.number().int().min(0).max(256).default(16),
+  INTAKE_HOT_TENANT_SHARE: share(0.5),
+  INTAKE_LANE_CONCURRENCY_SHARE: share(0.75),
+  TENANT_WEIGHTS: tenantWeights,
   DELIVERY_DATA_RETENTION: duration.prefault('30d'),
   DELIVERY_DATA_PARTITION_WIDTH: duration.prefault('1d'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
@@ -217,6 +249,8 @@ export interface AppConfig {
     schedulerIntervalMs: number;
     /** PEM file of CAs trusted besides the system ones (tests use their own CA). */
     extraCaFile?: string;
+    /** Fairness between tenants: hot-tenant lanes (ADR 0032). */
+    fairness: FairnessSettings;
   };
   /**
    * Delivery data (bodies, delivery events, deliveries, attempts) is kept this long after its
@@ -242,6 +276,29 @@ export interface AppConfig {
       windowSeconds: number;
     };
   };
+}
+
+/**
+ * Hot-tenant lanes (ADR 0032): a tenant holding a disproportionate share of the main intake while
+ * it is saturated and behind gets a JetStream consumer of its own for its backlog, so that the
+ * other tenants' events are not queued behind it.
+ */
+export interface FairnessSettings {
+  /** Lanes open at once, across engines (each a durable consumer); 0 turns lanes off. */
+  maxLanes: number;
+  /** The share of the main intake's messages in hand one tenant must hold to get a lane. */
+  hotTenantShare: number;
+  /**
+   * The most of DELIVERY_MAX_CONCURRENCY the lanes' attempts may hold together while other
+   * attempts run or wait (the rest is kept for every other tenant's events and the retries).
+   */
+  laneConcurrencyShare: number;
+  /**
+   * A tenant's weight when its lane shares the engine with other lanes: each lane may hold
+   * deliveries in proportion to its weight among the open lanes' (their sum counted as at least
+   * 1, so a weight below 1 holds a lane back even alone); absent: 1.
+   */
+  tenantWeights: Record<string, number>;
 }
 
 /**
@@ -411,6 +468,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxConcurrencyPerEndpoint: values.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT,
       schedulerIntervalMs: values.DELIVERY_SCHEDULER_INTERVAL,
       extraCaFile: values.DELIVERY_EXTRA_CA_FILE,
+      fairness: {
+        maxLanes: values.INTAKE_LANES_MAX,
+        hotTenantShare: values.INTAKE_HOT_TENANT_SHARE,
+        laneConcurrencyShare: values.INTAKE_LANE_CONCURRENCY_SHARE,
+        tenantWeights: values.TENANT_WEIGHTS,
+      },
     },
     retention: {
       retentionMs: values.DELIVERY_DATA_RETENTION,

@@ -1,4 +1,9 @@
-import { desiredJetStreamObjects, operationalJetStreamNames } from './jetstream-provisioning';
+import {
+  desiredJetStreamObjects,
+  desiredLaneConsumer,
+  laneConsumerPrefix,
+  operationalJetStreamNames,
+} from './jetstream-provisioning';
 
 describe('the operational-events stream and consumer (ADR 0030)', () => {
   const settings = {
@@ -55,5 +60,32 @@ describe('the operational-events stream and consumer (ADR 0030)', () => {
       ack_wait: desired.consumer.ack_wait,
       max_deliver: -1,
     });
+  });
+});
+
+describe("a hot tenant's lane consumer (ADR 0032)", () => {
+  const settings = {
+    subjectRoot: 'staging.svc',
+    eventsStream: 'SVC_EVENTS',
+    replicas: 1,
+    maxAgeMs: 7 * 24 * 3600_000,
+    deadLetterStream: 'SVC_DEAD_LETTER',
+    consumer: 'svc-delivery',
+    ackWaitMs: 60_000,
+    maxAckPending: 2000,
+  };
+
+  it("reads the tenant's events only, from the sequence the lane starts at, acknowledged like the delivery consumer's", () => {
+    const lane = desiredLaneConsumer(settings, 'ten_a1', 4711);
+    const main = desiredJetStreamObjects(settings).consumer;
+    expect(lane).toEqual({
+      ...main,
+      durable_name: 'svc-delivery-lane-ten_a1-4711',
+      filter_subject: 'staging.svc.events.ten_a1.>',
+      deliver_policy: 'by_start_sequence',
+      opt_start_seq: 4711,
+    });
+    expect(lane.durable_name.startsWith(laneConsumerPrefix(settings))).toBe(true);
+    expect(laneConsumerPrefix(settings)).not.toBe(operationalJetStreamNames(settings).consumer);
   });
 });

@@ -133,6 +133,34 @@ export function desiredJetStreamObjects(settings: JetStreamSettings): {
   };
 }
 
+/** The name every lane consumer of this deployment starts with (ADR 0032). */
+export function laneConsumerPrefix(settings: JetStreamSettings): string {
+  return `${settings.consumer}-lane-`;
+}
+
+/**
+ * The durable consumer of a hot tenant's lane (ADR 0032): the delivery consumer's settings,
+ * filtered on the tenant's subjects (`<root>.events.<tenant_id>.>`), from stream sequence
+ * `startSeq` on. Its name carries the tenant and the start, so a lane opened again later is a
+ * consumer of its own. The engines create it when they open the lane and delete it when they
+ * close it; provisioning leaves it alone.
+ */
+export function desiredLaneConsumer(
+  settings: JetStreamSettings,
+  tenantId: string,
+  startSeq: number,
+): Omit<DesiredConsumer, 'deliver_policy'> &
+  Pick<ConsumerConfig, 'deliver_policy' | 'opt_start_seq'> {
+  const subjects = new SubjectScheme(settings.subjectRoot);
+  return {
+    ...desiredJetStreamObjects(settings).consumer,
+    durable_name: `${laneConsumerPrefix(settings)}${tenantId}-${startSeq}`,
+    filter_subject: subjects.event(tenantId, '>'),
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: startSeq,
+  };
+}
+
 /**
  * Creates the events stream, the dead-letter stream, the operational-events stream and the
  * delivery consumers of the two, or brings existing ones to the configuration. Safe to run on

@@ -185,4 +185,100 @@ describe('ConcurrencyLimits', () => {
       expect(asked).toEqual([]);
     });
   });
+
+  describe('the lanes of hot tenants (ADR 0032)', () => {
+    it('lets the lanes hold at most their part of the global bound while main attempts run', async () => {
+      const limits = new ConcurrencyLimits(5, 10, undefined, 3);
+      await limits.acquireGlobal('main');
+      for (let i = 0; i < 3; i += 1) {
+        await limits.acquireGlobal('lane');
+      }
+      let fourthLane = false;
+      const waitingLane = limits.acquireGlobal('lane').then(() => (fourthLane = true));
+      await Promise.resolve();
+
+      expect(fourthLane).toBe(false);
+      expect(limits.inFlight).toBe(4);
+      expect(limits.lanesInFlight).toBe(3);
+      limits.release('x', 'lane');
+      await waitingLane;
+      expect(limits.lanesInFlight).toBe(3);
+    });
+
+    it('lets lanes use every slot while no main attempt runs or waits; a main attempt then gets the first slot freed', async () => {
+      const limits = new ConcurrencyLimits(3, 10, undefined, 1);
+      for (let i = 0; i < 3; i += 1) {
+        await limits.acquireGlobal('lane');
+      }
+      expect(limits.lanesInFlight).toBe(3);
+      let mainRan = false;
+      const main = limits.acquireGlobal('main').then(() => (mainRan = true));
+      let laneRan = false;
+      const lane = limits.acquireGlobal('lane').then(() => (laneRan = true));
+      await Promise.resolve();
+      expect(mainRan).toBe(false);
+
+      limits.release('x', 'lane');
+      await main;
+      // Main work runs now: lanes get slots again only under their part (1).
+      limits.release('x', 'lane');
+      await Promise.resolve();
+      expect(laneRan).toBe(false);
+      limits.release('x', 'lane');
+      await lane;
+      expect(limits.lanesInFlight).toBe(1);
+      expect(limits.inFlight).toBe(2);
+    });
+
+    it('gives a freed slot to a waiting main attempt before a waiting lane attempt', async () => {
+      const limits = new ConcurrencyLimits(2, 10, undefined, 2);
+      await limits.acquireGlobal('lane');
+      await limits.acquireGlobal('lane');
+      const order: string[] = [];
+      const lane = limits.acquireGlobal('lane').then(() => order.push('lane'));
+      const main = limits.acquireGlobal('main').then(() => order.push('main'));
+
+      limits.release('x', 'lane');
+      await main;
+      expect(order).toEqual(['main']);
+      limits.release('x', 'lane');
+      await lane;
+      expect(order).toEqual(['main', 'lane']);
+    });
+
+    it('runs a lane attempt through withSlot in its class and frees its slot afterwards', async () => {
+      const limits = new ConcurrencyLimits(10, 2, undefined, 5);
+      const seen: number[] = [];
+      await limits.withSlot(
+        unlimited('a'),
+        0,
+        () => {
+          seen.push(limits.lanesInFlight);
+          return Promise.resolve();
+        },
+        undefined,
+        'lane',
+      );
+
+      expect(seen).toEqual([1]);
+      expect(limits.lanesInFlight).toBe(0);
+      expect(limits.inFlight).toBe(0);
+    });
+
+    it('frees no global slot it never took when beforeGlobal fails', async () => {
+      const limits = new ConcurrencyLimits(1, 2);
+      await limits.acquireGlobal();
+      await expect(
+        limits.withSlot(
+          unlimited('a'),
+          0,
+          () => Promise.resolve(),
+          () => Promise.reject(new Error('stopping')),
+        ),
+      ).rejects.toThrow('stopping');
+
+      expect(limits.inFlight).toBe(1);
+      expect(limits.tryReserve('a')).toBe(true);
+    });
+  });
 });

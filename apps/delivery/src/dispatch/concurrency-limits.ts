@@ -14,6 +14,16 @@ interface EndpointWaiter {
 }
 
 /**
+ * Whose attempt takes a global slot: the main intake's and the scheduler's (`main`), or a
+ * hot tenant's lane's (`lane`, ADR 0032). While main attempts run or wait, lanes together hold at
+ * most their part of the global bound (`laneMax`), and a freed slot goes to a waiting main
+ * attempt first, so that a hot tenant's lane never takes the slots every other tenant's events
+ * need; while none do, lanes may use every slot (a lone tenant is not slowed by the reserve), and
+ * a main attempt that comes then waits for the first slot freed.
+ */
+export type SlotClass = 'main' | 'lane';
+
+/**
  * Bounds on attempts in flight: globally, so the engine's memory and sockets stay bounded, and
  * per endpoint, so that one slow endpoint can hold only its own share. A delivery meeting a full
  * endpoint waits a moment for a slot (a busy but healthy endpoint frees one within milliseconds)
@@ -26,12 +36,15 @@ export class ConcurrencyLimits {
   private readonly perEndpoint = new Map<string, number>();
   private readonly endpointWaiters = new Map<string, EndpointWaiter[]>();
   private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private lanesRunning = 0;
+  private readonly waiting: Record<SlotClass, (() => void)[]> = { main: [], lane: [] };
 
+  /** `laneMax`: global slots the lanes' attempts may hold together while main ones run or wait. */
   constructor(
     private readonly globalMax: number,
     private readonly endpointMax: number,
     private readonly admission: AttemptAdmission = NO_RATE_LIMITS,
+    private readonly laneMax: number = globalMax,
   ) {}
 
   /** Takes one of the endpoint's slots, or returns false at once when it has none free. */
@@ -74,16 +87,21 @@ export class ConcurrencyLimits {
   }
 
   /** Waits for a global slot; call after the endpoint's slot was reserved. */
-  async acquireGlobal(): Promise<void> {
-    if (this.running < this.globalMax) {
-      this.running += 1;
+  async acquireGlobal(slotClass: SlotClass = 'main'): Promise<void> {
+    if (this.waiting[slotClass].length === 0 && this.mayTake(slotClass)) {
+      this.take(slotClass);
       return;
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve) => this.waiting[slotClass].push(resolve));
   }
 
   /** Gives back both slots of a finished attempt; the endpoint's slot goes to its next waiter. */
-  release(endpointId: string): void {
+  release(endpointId: string, slotClass: SlotClass = 'main'): void {
+    this.releaseEndpoint(endpointId);
+    this.releaseGlobal(slotClass);
+  }
+
+  private releaseEndpoint(endpointId: string): void {
     const waiters = this.endpointWaiters.get(endpointId);
     const heir = waiters?.shift();
     if (heir) {
@@ -100,11 +118,38 @@ export class ConcurrencyLimits {
         this.perEndpoint.delete(endpointId);
       }
     }
-    const next = this.waiting.shift();
-    if (next) {
-      next();
-    } else {
-      this.running -= 1;
+  }
+
+  private releaseGlobal(slotClass: SlotClass): void {
+    this.running -= 1;
+    if (slotClass === 'lane') {
+      this.lanesRunning -= 1;
+    }
+    // Main attempts first: they are every tenant's but the hot ones', and the lanes' bound
+    // keeps room for them only if a freed slot does not go to a lane while they wait.
+    for (const next of ['main', 'lane'] as const) {
+      while (this.waiting[next].length > 0 && this.mayTake(next)) {
+        this.take(next);
+        this.waiting[next].shift()!();
+      }
+    }
+  }
+
+  private mayTake(slotClass: SlotClass): boolean {
+    if (this.running >= this.globalMax) {
+      return false;
+    }
+    if (slotClass === 'main' || this.lanesRunning < this.laneMax) {
+      return true;
+    }
+    const mainRunning = this.running - this.lanesRunning;
+    return mainRunning === 0 && this.waiting.main.length === 0;
+  }
+
+  private take(slotClass: SlotClass): void {
+    this.running += 1;
+    if (slotClass === 'lane') {
+      this.lanesRunning += 1;
     }
   }
 
@@ -120,14 +165,27 @@ export class ConcurrencyLimits {
     waitMs: number,
     work: (release: () => void) => Promise<T>,
     beforeGlobal?: () => Promise<void>,
+    slotClass: SlotClass = 'main',
   ): Promise<{ ran: true; value: T } | SlotRefusal> {
     if (!(await this.reserve(endpoint.id, waitMs))) {
       return { ran: false, reason: 'endpoint_busy' };
     }
-    const release = this.releaser(endpoint.id);
+    let globalHeld = false;
+    let released = false;
+    // Once, however often called; the global slot only if it was taken (beforeGlobal may throw).
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.releaseEndpoint(endpoint.id);
+        if (globalHeld) {
+          this.releaseGlobal(slotClass);
+        }
+      }
+    };
     try {
       await beforeGlobal?.();
-      await this.acquireGlobal();
+      await this.acquireGlobal(slotClass);
+      globalHeld = true;
       const admission = await this.admission.admit(endpoint);
       if (!admission.admitted) {
         return { ran: false, reason: 'rate_limited', retryInMs: admission.retryInMs };
@@ -138,18 +196,12 @@ export class ConcurrencyLimits {
     }
   }
 
-  /** A release of the endpoint's and the global slot that takes effect once, however often called. */
-  releaser(endpointId: string): () => void {
-    let released = false;
-    return () => {
-      if (!released) {
-        released = true;
-        this.release(endpointId);
-      }
-    };
-  }
-
   get inFlight(): number {
     return this.running;
+  }
+
+  /** Global slots the lanes' attempts hold. */
+  get lanesInFlight(): number {
+    return this.lanesRunning;
   }
 }

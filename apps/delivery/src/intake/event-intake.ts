@@ -17,10 +17,11 @@ import {
 } from '@svc/deliveries';
 import { extractTraceContext, traceCarrierOf } from '@svc/observability';
 import type { EndpointEnvironment } from '@svc/webhook-endpoints';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { DeliveryMetrics } from '../delivery-metrics';
+import { DeliveryMetrics, IntakeKind } from '../delivery-metrics';
 import { AttemptRunner } from '../dispatch/attempt-runner';
-import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
+import { ConcurrencyLimits, SlotClass } from '../dispatch/concurrency-limits';
 import { DirectoryEndpoint, EndpointDirectory } from '../fan-out/endpoint-directory';
 import { DeliveryRecorder } from '../recording/delivery-recorder';
 import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
@@ -31,7 +32,14 @@ import {
   routeOf,
 } from '../operational-events/intake-source';
 import { IntakeBackPressure, MessageInHand } from './back-pressure';
+import { TenantWindow } from './tenant-window';
 import { DeadLetterPark } from './dead-letter';
+
+/**
+ * Skipped messages in a row before the pulling loop lets the event loop run other work: a pull
+ * of a thousand skipped messages would otherwise hold it for tens of milliseconds.
+ */
+const SKIPS_BETWEEN_YIELDS = 64;
 
 export interface IntakeOptions {
   /** Messages handled at once; also how many the consumer asks JetStream for. */
@@ -49,8 +57,56 @@ export interface IntakeOptions {
   ackWaitMs: number;
   /** Where delivery data may be written: within retention, and partitions made ahead (ADR 0023). */
   retention: { retentionMs: number; partitionWidthMs: number };
+  /**
+   * Messages asked of JetStream in one pull at most, and while most of the last pull was skipped
+   * (`skipPullBatch`): see `pull()`.
+   */
+  pullBatch: number;
+  skipPullBatch: number;
+  /** How long a pull waits on the server for messages when there are none. */
+  pullExpiresMs: number;
+  /** After a pull failed (NATS away, the consumer gone), the next one waits this long. */
+  retryFailedPullMs: number;
+  /** How many of the last messages taken count for who the intake is busy with. */
+  tenantWindow: number;
+  /** Messages whose fan-out (stored-body check, endpoints) may run at once. */
+  maxFanningOut: number;
+  /** How often a lane yielding to the main intake looks again (IntakeRole.yieldWhile). */
+  yieldPollMs: number;
+}
+
+/** A message an intake pulled, as its routing sees it. */
+export interface PulledMessage {
+  /** The tenant its subject names; null when the subject names none. */
+  tenantId: string | null;
+  streamSeq: number;
+  /** 1 the first time JetStream delivers it. */
+  deliveryCount: number;
+  /** Deliveries of the tenant's messages this intake has in hand. */
+  tenantDeliveriesInHand: number;
+}
+
+/** Which consumer an intake reads, and how (ADR 0030, ADR 0032). */
+export interface IntakeRole {
   /** The platform's events, or the service's own operational events (ADR 0030); default platform. */
   source?: IntakeSource;
+  /** Default: `operational` for that source, else `main`. A lane's attempts take lane slots. */
+  kind?: IntakeKind;
+  /** The main intake: whether a hot tenant's lane covers a message (acknowledged unhandled). */
+  coveredByLane?: (tenantId: string, streamSeq: number) => boolean;
+  /**
+   * How long to put a message back for instead of handling it now, or null: a closing lane's
+   * message after its end, or, in the main intake, a laned tenant's message from before its lane
+   * while that tenant already holds its share of the intake (ADR 0032).
+   */
+  putBackMs?: (message: PulledMessage) => number | null;
+  /** A lane: deliveries in hand at most (its part of the engine's concurrency), if not the engine's. */
+  maxDeliveriesInFlight?: number;
+  /**
+   * A lane: takes no new message while this says so (the main intake is behind the stream, and
+   * every other tenant's events wait for it), checked every `yieldPollMs`.
+   */
+  yieldWhile?: () => boolean;
 }
 
 interface ValidEvent {
@@ -71,11 +127,7 @@ interface Rejection {
  */
 export class EventIntakeFactory {
   constructor(
-    readonly create: (
-      consumer: Consumer,
-      js: JetStreamClient,
-      source?: IntakeSource,
-    ) => EventIntake,
+    readonly create: (consumer: Consumer, js: JetStreamClient, role?: IntakeRole) => EventIntake,
   ) {}
 }
 
@@ -84,14 +136,34 @@ export class EventIntakeFactory {
  * endpoint, whose first attempt runs at once (or is put off to the schedule when the endpoint is
  * at its limit). Messages are handled concurrently; each is acknowledged once the record of
  * every one of its deliveries is durable, and an invalid one is parked on the dead-letter subject.
+ *
+ * It pulls only what it has room for (ADR 0032): a message delivered to an engine waits in no
+ * client-side buffer, so the main consumer's delivered sequence is close to what is in hand, and
+ * a hot tenant's backlog stays in the stream, where its lane takes it over.
  */
 export class EventIntake {
   private readonly logger = new Logger('EventIntake');
-  private messages: ConsumerMessages | undefined;
+  private batch: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly backPressure: IntakeBackPressure;
   private stopping = false;
+  private readonly stopped = new AbortController();
+  private readonly kind: IntakeKind;
+  private readonly slotClass: SlotClass;
+  /** Deliveries in hand by the tenant their message's subject names (ADR 0032). */
+  private readonly deliveriesByTenant = new Map<string, number>();
+  /** The tenants of the last messages taken: who crowds the intake (ADR 0032). */
+  private readonly recentTenants: TenantWindow;
+  private lastPullMostlySkipped = false;
+  /** Waiting on JetStream for the next message (or for a pull to be answered). */
+  private awaitingMessages = true;
+  private lastPulledPublishedAt = 0;
+  /** Pulled, not skipped, not yet taken into hand: in order, kept in progress meanwhile. */
+  private readonly pulled: { message: JsMsg; tenantId: string | null; publishedAt: number }[] = [];
+  private wakeTakerFn: (() => void) | undefined;
+  private readonly whenPulledTaken: (() => void)[] = [];
+  private inProgress: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: {
@@ -107,59 +179,288 @@ export class EventIntake {
       health: RecordingHealth;
     },
     private readonly options: IntakeOptions,
+    private readonly role: IntakeRole = {},
   ) {
     this.backPressure = new IntakeBackPressure(
       options.maxMessagesInFlight,
-      options.maxDeliveriesInFlight,
+      role.maxDeliveriesInFlight ?? options.maxDeliveriesInFlight,
+      Date.now,
+      options.maxFanningOut,
     );
+    this.kind = role.kind ?? (role.source === 'operational' ? 'operational' : 'main');
+    this.recentTenants = new TenantWindow(options.tenantWindow);
+    this.slotClass = this.kind === 'lane' ? 'lane' : 'main';
   }
 
-  async start(): Promise<void> {
-    this.messages = await this.deps.consumer.consume({
-      max_messages: this.options.maxMessagesInFlight,
-    });
-    this.loop = this.consume(this.messages);
+  start(): Promise<void> {
+    this.loop = Promise.all([this.pullWhileRunning(), this.takeWhileRunning()]).then(
+      () => undefined,
+    );
+    // Pulled messages waiting for room are kept from JetStream's redelivery like those in hand.
+    this.inProgress = setInterval(
+      () => this.pulled.forEach((waiting) => waiting.message.working()),
+      this.options.ackWaitMs / 3,
+    );
+    return Promise.resolve();
   }
 
   /** Stops taking messages and waits for those in hand; unhandled ones go back to JetStream. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.messages?.stop();
+    this.stopped.abort();
+    this.wakeTaker();
+    this.pulledDrained();
+    this.batch?.stop();
     await this.loop;
+    clearInterval(this.inProgress);
+    for (const waiting of this.pulled.splice(0)) {
+      waiting.message.nak();
+    }
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async consume(messages: ConsumerMessages): Promise<void> {
-    for await (const message of messages) {
+  /**
+   * How long this intake has waited on the messages in hand (their fan-out, or room among them)
+   * rather than for new messages, since it started: its saturation, over time.
+   */
+  get waitedMs(): number {
+    return this.backPressure.waitedMs;
+  }
+
+  /** The tenants of the last messages this intake took into hand (skipped ones not counted). */
+  get recent(): Pick<TenantWindow, 'size' | 'busiest'> {
+    return this.recentTenants;
+  }
+
+  /**
+   * How far behind the stream this intake is: how long ago the oldest message it pulled and has
+   * not yet taken was published; else, while it pulls (not waiting for JetStream), how long ago
+   * the last one was; 0 while it waits for messages. Lanes yield to the main intake while it is
+   * behind (ADR 0032).
+   */
+  lagMs(): number {
+    const oldest = this.pulled[0];
+    if (oldest) {
+      return Math.max(0, Date.now() - oldest.publishedAt);
+    }
+    return this.awaitingMessages ? 0 : Math.max(0, Date.now() - this.lastPulledPublishedAt);
+  }
+
+  get messagesInHand(): number {
+    return this.backPressure.messagesInHand;
+  }
+
+  /** A lane's part of the engine's concurrency changes as lanes open and close. */
+  boundDeliveries(maxDeliveries: number): void {
+    this.backPressure.boundDeliveries(maxDeliveries);
+  }
+
+  /**
+   * Pulls messages, skips at once those a lane covers (they take no room), and leaves the others
+   * to the taking loop in their order. The next pull waits until every message pulled was taken
+   * and there is room in hand; it asks for as many as there is room for, at most `pullBatch`
+   * (JetStream's `consume()` would keep pulling as messages arrive, whether or not they can be
+   * handled, up to the consumer's max ack pending), or `skipPullBatch` while the last pull was
+   * mostly skipped messages, so that the main intake passes a laned tenant's backlog in few
+   * round trips however busy the engine is.
+   */
+  private async pullWhileRunning(): Promise<void> {
+    while (!this.stopping) {
+      await this.untilPulledTaken();
+      await this.backPressure.roomForNext();
       if (this.stopping) {
-        message.nak();
+        break;
+      }
+      const size = this.lastPullMostlySkipped
+        ? this.options.skipPullBatch
+        : Math.max(1, Math.min(this.options.pullBatch, this.backPressure.messageRoom));
+      const counts = { pulled: 0, skipped: 0 };
+      try {
+        this.batch = await this.deps.consumer.fetch({
+          max_messages: size,
+          expires: this.options.pullExpiresMs,
+        });
+        const messages = this.batch[Symbol.asyncIterator]();
+        for (;;) {
+          this.awaitingMessages = true;
+          const next = await messages.next();
+          this.awaitingMessages = false;
+          if (next.done) {
+            break;
+          }
+          counts.pulled += 1;
+          if (this.sort(next.value)) {
+            counts.skipped += 1;
+            // Skipped messages are handled without a pause: let the rest of the engine (the
+            // other tenants' attempts) in between, every so many.
+            if (counts.skipped % SKIPS_BETWEEN_YIELDS === 0) {
+              await new Promise<void>((resolve) => setImmediate(resolve));
+            }
+          }
+        }
+      } catch (error) {
+        if (this.stopping) {
+          break;
+        }
+        // A lane's consumer is deleted when the lane closes, before every engine has stopped
+        // pulling from it: not worth a warning (the main intake's failures are).
+        const failure = `pulling from JetStream failed (${(error as Error).message}); trying again in ${this.options.retryFailedPullMs} ms`;
+        if (this.kind === 'lane') {
+          this.logger.debug(failure);
+        } else {
+          this.logger.warn(failure);
+        }
+        await sleep(this.options.retryFailedPullMs, undefined, {
+          signal: this.stopped.signal,
+        }).catch(() => undefined);
+      } finally {
+        this.batch = undefined;
+        this.awaitingMessages = true;
+      }
+      this.lastPullMostlySkipped = counts.skipped * 2 > counts.pulled;
+    }
+  }
+
+  /**
+   * A pulled message: skipped (acknowledged unhandled, true) when a lane covers it, put back for
+   * later, or left to the taking loop.
+   */
+  private sort(message: JsMsg): boolean {
+    const publishedAt = message.time.getTime();
+    this.lastPulledPublishedAt = publishedAt;
+    if (this.stopping) {
+      message.nak();
+      return false;
+    }
+    const tenantId = this.tenantOf(message);
+    if (tenantId !== null && this.role.coveredByLane?.(tenantId, message.seq)) {
+      message.ack();
+      this.deps.metrics.messagesSkipped.inc();
+      return true;
+    }
+    const putBackMs =
+      this.role.putBackMs?.({
+        tenantId,
+        streamSeq: message.seq,
+        deliveryCount: message.info.deliveryCount,
+        tenantDeliveriesInHand:
+          tenantId === null ? 0 : (this.deliveriesByTenant.get(tenantId) ?? 0),
+      }) ?? null;
+    if (putBackMs !== null) {
+      message.nak(putBackMs);
+      return false;
+    }
+    this.pulled.push({ message, tenantId, publishedAt });
+    this.wakeTaker();
+    return false;
+  }
+
+  /** Takes the pulled messages into hand, in order, as room allows. */
+  private async takeWhileRunning(): Promise<void> {
+    while (!this.stopping) {
+      if (this.pulled.length === 0) {
+        this.pulledDrained();
+        await new Promise<void>((resolve) => (this.wakeTakerFn = resolve));
         continue;
       }
-      const inHand = this.backPressure.taken();
-      // A message waits in hand while the database is away (its records held, or its handling
-      // not started): kept in progress so that JetStream does not hand it out again meanwhile.
-      const inProgress = setInterval(() => message.working(), this.options.ackWaitMs / 3);
-      const handling = this.handle(message, inHand)
-        .catch((error: unknown) => {
-          if (isDatabaseUnavailable(error)) {
-            this.deps.health.failed(error);
-          }
-          this.logger.error(
-            `message ${message.seq} goes back to JetStream: ${(error as Error).message}`,
-          );
-          message.nak(this.options.retryFailedMessageMs);
-        })
-        .finally(() => clearInterval(inProgress));
-      this.inFlight.add(handling);
-      void handling.finally(() => {
-        this.inFlight.delete(handling);
-        inHand.finished();
-      });
-      // The next message waits until this one's deliveries are counted (at once, unless the
-      // tenant's endpoints must be loaded), then for room among messages and deliveries.
-      await Promise.race([inHand.fannedOut, handling]);
+      while (!this.stopping && this.role.yieldWhile?.()) {
+        await sleep(this.options.yieldPollMs, undefined, { signal: this.stopped.signal }).catch(
+          () => undefined,
+        );
+      }
       await this.backPressure.roomForNext();
+      const next = this.pulled.shift();
+      if (this.stopping || !next) {
+        if (next) {
+          next.message.nak();
+        }
+        continue;
+      }
+      this.deps.metrics.intakeWait.observe(
+        { intake: this.kind },
+        Math.max(0, Date.now() - next.publishedAt) / 1000,
+      );
+      this.handleInHand(next.message, next.tenantId);
     }
+    this.pulledDrained();
+  }
+
+  private wakeTaker(): void {
+    const wake = this.wakeTakerFn;
+    this.wakeTakerFn = undefined;
+    wake?.();
+  }
+
+  /** Resolves once every pulled message was taken (or the intake stops). */
+  private untilPulledTaken(): Promise<void> {
+    if (this.pulled.length === 0 || this.stopping) {
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.whenPulledTaken.push(resolve));
+  }
+
+  private pulledDrained(): void {
+    this.whenPulledTaken.splice(0).forEach((wake) => wake());
+  }
+
+  private tenantOf(message: JsMsg): string | null {
+    return (
+      routeOf(this.deps.subjects, this.role.source ?? 'platform', message.subject)?.tenantId ?? null
+    );
+  }
+
+  /** Starts handling a message (the taking loop waits for room for the next). */
+  private handleInHand(message: JsMsg, tenantId: string | null): void {
+    if (tenantId !== null) {
+      this.recentTenants.note(tenantId);
+    }
+    const inHand = this.countedFor(tenantId, this.backPressure.taken());
+    // A message waits in hand while the database is away (its records held, or its handling
+    // not started): kept in progress so that JetStream does not hand it out again meanwhile.
+    const inProgress = setInterval(() => message.working(), this.options.ackWaitMs / 3);
+    const handling = this.handle(message, inHand)
+      .catch((error: unknown) => {
+        if (isDatabaseUnavailable(error)) {
+          this.deps.health.failed(error);
+        }
+        this.logger.error(
+          `message ${message.seq} goes back to JetStream: ${(error as Error).message}`,
+        );
+        message.nak(this.options.retryFailedMessageMs);
+      })
+      .finally(() => clearInterval(inProgress));
+    this.inFlight.add(handling);
+    void handling.finally(() => {
+      this.inFlight.delete(handling);
+      inHand.finished();
+    });
+  }
+
+  /** The message's deliveries, counted for its tenant too (`PulledMessage.tenantDeliveriesInHand`). */
+  private countedFor(tenantId: string | null, inHand: MessageInHand): MessageInHand {
+    if (tenantId === null) {
+      return inHand;
+    }
+    const add = (change: number) => {
+      const deliveries = (this.deliveriesByTenant.get(tenantId) ?? 0) + change;
+      if (deliveries > 0) {
+        this.deliveriesByTenant.set(tenantId, deliveries);
+      } else {
+        this.deliveriesByTenant.delete(tenantId);
+      }
+    };
+    return {
+      fannedOut: inHand.fannedOut,
+      counted: (deliveries) => {
+        add(deliveries);
+        inHand.counted(deliveries);
+      },
+      deliveryFinished: () => {
+        add(-1);
+        inHand.deliveryFinished();
+      },
+      finished: () => inHand.finished(),
+    };
   }
 
   /** `inHand.counted` is called once the message's deliveries are known (or it has none). */
@@ -239,7 +540,7 @@ export class EventIntake {
     if (!validation.ok) {
       return { reason: 'invalid-envelope', detail: validation.problems.join('; ') };
     }
-    const source = this.options.source ?? 'platform';
+    const source = this.role.source ?? 'platform';
     const routed = routeOf(this.deps.subjects, source, message.subject);
     const envelope = validation.envelope;
     if (!routed || routed.tenantId !== envelope.tenant_id || routed.type !== envelope.type) {
@@ -282,11 +583,16 @@ export class EventIntake {
     const { limits, recorder, runner, metrics, health } = this.deps;
     // No attempt starts while its record could not be written (it would be sent again later).
     await health.whenHealthy();
-    const attempted = await limits.withSlot(endpoint, this.options.busyEndpointDelayMs, (release) =>
-      runner.run(
-        { identity, before: null, endpoint, body: payload.body, payload, parent },
-        release,
-      ),
+    const attempted = await limits.withSlot(
+      endpoint,
+      this.options.busyEndpointDelayMs,
+      (release) =>
+        runner.run(
+          { identity, before: null, endpoint, body: payload.body, payload, parent },
+          release,
+        ),
+      undefined,
+      this.slotClass,
     );
     if (!attempted.ran) {
       // A rate-limited delivery waits for a later second exactly as a busy endpoint's does: the

@@ -9,6 +9,7 @@ import { EndpointManners1764000000000 } from './1764000000000-endpoint-manners';
 import { OperationalEventsOutbox1764000100000 } from './1764000100000-operational-events-outbox';
 import { DeliveriesByEndpointAndTime1764000200000 } from './1764000200000-deliveries-by-endpoint-and-time';
 import { EndpointRateWindows1764000300000 } from './1764000300000-endpoint-rate-windows';
+import { IntakeLanes1764000500000 } from './1764000500000-intake-lanes';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   OperationalEventsOutbox1764000100000,
   DeliveriesByEndpointAndTime1764000200000,
   EndpointRateWindows1764000300000,
+  IntakeLanes1764000500000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
