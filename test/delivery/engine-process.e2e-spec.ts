@@ -115,3 +115,61 @@ describe('the engine as its own process', () => {
     expect([...perEvent.values()].every((n) => n === 1)).toBe(true);
   }, 60_000);
 });
+
+/** A stack of its own: the other tests leave an in-process engine running, which would retry too. */
+describe('the engine as its own process, stopping', () => {
+  let stack: DeliveryStack;
+  const receivers: HttpsReceiver[] = [];
+
+  beforeAll(async () => {
+    buildOnce();
+    stack = await startDeliveryStack({}, { inProcessEngine: false });
+  }, 200_000);
+  afterAll(async () => {
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await stack.close();
+  });
+
+  it('on SIGTERM starts no new attempt, from the intake or the retry schedule, while it waits for a hanging one', async () => {
+    // /failing answers 503 at once, so its deliveries come back from the schedule every second;
+    // /hanging answers after the attempt timeout, so the stop waits for it.
+    const receiver = await startHttpsReceiver({
+      behaviour: (request) =>
+        request.path === '/failing' ? { status: 503 } : { status: 200, delayMs: 4_000 },
+    });
+    receivers.push(receiver);
+    const engine = await spawnEngineProcess(stack, {
+      DELIVERY_TIMEOUT: '3s',
+      DELIVERY_RETRY_SCHEDULE: '1s',
+      DELIVERY_MAX_ATTEMPTS: '20',
+      DELIVERY_SCHEDULER_INTERVAL: '100ms',
+    });
+    const { tenantId, key } = await stack.newTenant();
+    await stack.registerEndpoint(key, `${receiver.url}/failing`, { events: ['incident.*'] });
+    await stack.registerEndpoint(key, `${receiver.url}/hanging`, { events: ['alert.*'] });
+    for (let i = 0; i < 5; i += 1) {
+      await stack.publish(tenantId, 'incident.created');
+    }
+    const failing = () => receiver.requests.filter((r) => r.path === '/failing');
+    // Retries are flowing: some deliveries are at their second attempt or later.
+    await waitFor(
+      () => Promise.resolve(failing().some((r) => r.headers['x-svc-delivery-attempt'] !== '1')),
+      { timeoutMs: 15_000, what: 'retries of the failing endpoint' },
+    );
+    await stack.publish(tenantId, 'alert.created');
+    await waitFor(() => Promise.resolve(receiver.requests.some((r) => r.path === '/hanging')), {
+      timeoutMs: 10_000,
+      what: 'an attempt to the hanging endpoint',
+    });
+    const stoppedAt = Date.now();
+    engine.child.kill('SIGTERM');
+    const [code] = await engine.exited;
+    expect(code).toBe(0);
+    // An attempt that had started when the signal came may arrive a moment later; nothing
+    // started afterwards (before, the schedule kept sending while the intake waited).
+    const msAfterSignal = failing()
+      .map((r) => r.receivedAt - stoppedAt)
+      .filter((ms) => ms > 1_000);
+    expect(msAfterSignal).toEqual([]);
+  }, 60_000);
+});

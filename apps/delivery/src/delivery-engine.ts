@@ -74,12 +74,16 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     // Work waiting for the database gives up at once: unstarted, it goes back unharmed.
     this.health.stop();
     await this.starting;
-    await this.intake?.stop();
-    await this.lanes.stop();
-    await this.operationalIntake?.stop();
-    if (this.schedulerStarted) {
-      await this.scheduler.stop();
-    }
+    // Every source of work stops taking it at once, then all wait for their attempts together.
+    // One after the other, the scheduler went on claiming retries while the intake waited for a
+    // hanging endpoint, and each source's wait came on top of the last (14 to 20 s to stop with a
+    // 10 s timeout).
+    await Promise.all([
+      this.intake?.stop(),
+      this.lanes.stop(),
+      this.operationalIntake?.stop(),
+      this.schedulerStarted ? this.scheduler.stop() : undefined,
+    ]);
     await this.recorder.drain();
     // After the drain, so that what the last records raised is published by this engine.
     await this.relay.stop();
