@@ -180,9 +180,19 @@ describe('the README quick start, run as written against the real stack', () => 
     );
     expect(deliveryLine).toMatch(/alert\.created {2}attempt 1 {2}signature verified {2}del_/);
 
-    const attempts = JSON.parse(await run(fill(attemptsLine), personEnv)) as {
+    // The listener prints the delivery when it arrives; the engine records the attempt once the
+    // answer is back, a moment later (longer on a loaded machine): the command is run again
+    // until the attempt is there, as a person would.
+    type Attempts = {
       data: { attempt: number; outcome: string; status_code: number; event_id?: string }[];
     };
+    const attempts = await waitFor(
+      async () => {
+        const listed = JSON.parse(await run(fill(attemptsLine), personEnv)) as Attempts;
+        return listed.data.length > 0 ? listed : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'the attempt in the log' },
+    );
     expect(attempts.data).toHaveLength(1);
     expect(attempts.data[0]).toMatchObject({ attempt: 1, outcome: 'succeeded', status_code: 200 });
 
