@@ -12,6 +12,7 @@ export const SCENARIOS = [
   'backlog',
   'hot-endpoint',
   'replicas',
+  'cost',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -72,6 +73,16 @@ export interface BenchSettings {
     /** How long the endpoint takes to answer. */
     answerDelayMs: number;
   };
+  cost: {
+    /** Events per second, one paced run each (issue 18: 100, 200, 500 and 1,000). */
+    rates: number[];
+    /** How long each rate is published. */
+    seconds: number;
+    /** Events of the burst measured beside the rates. */
+    burstEvents: number;
+    /** How long the idle engine is measured. */
+    idleSeconds: number;
+  };
   /** Engine processes on one consumer in the replicas scenario (against one). */
   replicas: number;
   postgresUrl: string;
@@ -91,6 +102,18 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new Error(`${name}="${raw}" must be an integer of at least ${min}`);
   }
   return value;
+}
+
+function positiveIntegers(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') {
+    return fallback;
+  }
+  const values = raw.split(',').map((item) => Number(item.trim()));
+  if (values.some((value) => !Number.isInteger(value) || value < 1)) {
+    throw new Error(`${name}="${raw}" must be integers of at least 1, comma-separated`);
+  }
+  return values;
 }
 
 function fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -170,6 +193,12 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     hotEndpoint: {
       events: integer(env, 'BENCH_HOT_EVENTS', 3000, 1),
       answerDelayMs: integer(env, 'BENCH_HOT_ANSWER_DELAY_MS', 6, 0),
+    },
+    cost: {
+      rates: positiveIntegers(env, 'BENCH_COST_RATES', [100, 200, 500, 1000]),
+      seconds: integer(env, 'BENCH_COST_SECONDS', 60, 1),
+      burstEvents: integer(env, 'BENCH_COST_BURST_EVENTS', 20_000, 1),
+      idleSeconds: integer(env, 'BENCH_COST_IDLE_SECONDS', 10, 1),
     },
     replicas: integer(env, 'BENCH_REPLICAS', 2, 2),
     postgresUrl: env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',

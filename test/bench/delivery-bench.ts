@@ -21,6 +21,7 @@ import { removeStaleLeftovers } from './bench-stack';
 import { Cleanup } from './cleanup';
 import { gitCommit, Machine, thisMachine } from './run-identity';
 import { backlog } from './scenarios/backlog';
+import { cost } from './scenarios/cost';
 import { fanOut } from './scenarios/fan-out';
 import { hotEndpoint } from './scenarios/hot-endpoint';
 import { mixed } from './scenarios/mixed';
@@ -37,6 +38,7 @@ const RUNNERS: Record<ScenarioName, (kit: ScenarioKit) => Promise<ScenarioOutcom
   backlog,
   'hot-endpoint': hotEndpoint,
   replicas,
+  cost,
 };
 
 /** Every scenario's figures in one file, as `bench-<scenario>.json` each hold one. */

@@ -42,6 +42,17 @@ export class DeliveryLogProbe {
     return Number(rows[0].n);
   }
 
+  /**
+   * Transactions committed in this database so far, every client's (pg_stat_database; the
+   * statistics reach it within about a second).
+   */
+  async transactionsCommitted(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0].n);
+  }
+
   /** Deliveries waiting in the schedule (due or not). */
   async scheduled(): Promise<number> {
     const { rows } = await this.client.query<{ n: string }>(

@@ -42,6 +42,11 @@ export class MemorySampler {
     return this.peak;
   }
 
+  /** Forgets the peak so far, so that the next one is a phase's own (the cost scenario's rates). */
+  resetPeak(): void {
+    this.peak = undefined;
+  }
+
   stop(): void {
     clearInterval(this.timer);
   }

@@ -178,6 +178,19 @@ export class Stack {
     };
   }
 
+  /**
+   * The most resident memory any of the engines was sampled at since the last call (or since it
+   * started), in MiB: a phase's own peak, where VmHWM is the whole life's.
+   */
+  takePeakRssMiB(): number {
+    let peak = 0;
+    for (const sampler of this.samplers.values()) {
+      peak = Math.max(peak, sampler.peakSample?.rssMiB ?? 0);
+      sampler.resetPeak();
+    }
+    return peak;
+  }
+
   /** Reads each engine's memory and CPU, then stops it (SIGTERM: it must exit 0). */
   async stopEngines(): Promise<EngineFootprint[]> {
     const footprints: EngineFootprint[] = [];

@@ -1,0 +1,189 @@
+import { PLATFORM_EVENT_TYPES } from '@svc/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BenchEvents } from '../bench-events';
+import { dec, int, NamedRun, TargetCheck } from '../bench-report';
+import { EngineRunResult, measureEngineRun, publishPaced } from '../bench-runs';
+import { CpuMeter } from '../process-stats';
+import {
+  burst,
+  engineCpuGroups,
+  ScenarioKit,
+  ScenarioOutcome,
+  Stack,
+  startReceiver,
+  warmUp,
+} from './scenario-kit';
+
+/** Issue 18's targets at 200 events/s, per 1,000 deliveries, and its latency bound. */
+export const COST_TARGETS = {
+  rate: 200,
+  engineCpuSecondsPer1000: 0.8,
+  postgresCpuSecondsPer1000: 0.5,
+  p99Ms: 25,
+};
+
+/** One rate's figures: what 1,000 deliveries cost each process, and how fast they arrived. */
+export interface CostAtRate {
+  eventsPerSecond: number;
+  deliveries: number;
+  /** Deliveries per second the run achieved (durable), against the rate offered. */
+  deliveriesPerSecond: number;
+  engineCpuSecondsPer1000: number;
+  postgresCpuSecondsPer1000: number;
+  natsCpuSecondsPer1000: number;
+  commitsPerDelivery: number;
+  /** Publish (the envelope's created_at) to the receiver having the whole request. */
+  publishToReceiptMs: { p50: number; p99: number };
+  /** The engine's largest resident memory sampled during this rate (every second). */
+  enginePeakRssMiB: number;
+}
+
+/** CPU seconds per 1,000 deliveries of a group the run's CpuMeter watched. */
+function perThousand(run: EngineRunResult, group: string): number {
+  const cores = run.cpuCores[group] ?? NaN;
+  return ((cores * (run.elapsedMs / 1000)) / run.deliveries) * 1000;
+}
+
+function costOf(run: EngineRunResult, eventsPerSecond: number, peakRssMiB: number): CostAtRate {
+  return {
+    eventsPerSecond,
+    deliveries: run.deliveries,
+    deliveriesPerSecond: run.deliveriesPerSecond,
+    engineCpuSecondsPer1000: run.engineCpuSecondsPer1000,
+    postgresCpuSecondsPer1000: perThousand(run, 'postgres'),
+    natsCpuSecondsPer1000: perThousand(run, 'nats'),
+    commitsPerDelivery: run.engine.commits / run.deliveries,
+    publishToReceiptMs: { p50: run.receiver.latencyMs.p50, p99: run.receiver.latencyMs.p99 },
+    enginePeakRssMiB: peakRssMiB,
+  };
+}
+
+/**
+ * cost (issue 18): what a delivery costs at ordinary load, not at saturation. 1 KB events at
+ * each of BENCH_COST_RATES events per second for BENCH_COST_SECONDS, every event to one of ten
+ * endpoints (each subscribes to one of the ten platform event types, which the events take in
+ * turn) answering at once; per rate the engine's, PostgreSQL's and NATS's CPU seconds per 1,000
+ * deliveries, commits per delivery, publish-to-receipt p50 and p99 and the engine's peak RSS.
+ * Then, beside them, a burst of BENCH_COST_BURST_EVENTS published at once, and a quiet spell
+ * (what an idle engine costs).
+ */
+export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
+  const { settings, log } = kit;
+  const { rates, seconds, burstEvents, idleSeconds } = settings.cost;
+  const endpoints = PLATFORM_EVENT_TYPES.length;
+  const receiver = await startReceiver(kit, endpoints);
+  const stack = await Stack.prepare(kit, kit.name, receiver, {
+    eventsOf: (index) => [PLATFORM_EVENT_TYPES[index]],
+  });
+  const events = new BenchEvents(stack.tenantId, settings.bodyBytes, PLATFORM_EVENT_TYPES);
+  await stack.startEngines(1);
+  const context = stack.context(receiver, events, 1);
+  await warmUp(kit, context, kit.name);
+
+  const runs: NamedRun[] = [];
+  const perRate: CostAtRate[] = [];
+  for (const rate of rates) {
+    kit.cleanup.check();
+    const name = `${rate}/s`;
+    log(`${name} for ${seconds} s`);
+    stack.takePeakRssMiB();
+    const run = await measureEngineRun(context, name, rate * seconds, (count) =>
+      publishPaced(context.publisher, events, count, rate),
+    );
+    runs.push({ name, role: 'paced', engine: run });
+    const figures = costOf(run, rate, stack.takePeakRssMiB());
+    perRate.push(figures);
+    log(
+      `${name}: engine ${dec(figures.engineCpuSecondsPer1000)}, PostgreSQL ` +
+        `${dec(figures.postgresCpuSecondsPer1000)}, NATS ${dec(figures.natsCpuSecondsPer1000)} ` +
+        `CPU s per 1,000; ${dec(figures.commitsPerDelivery)} commits per delivery; p50 ` +
+        `${dec(figures.publishToReceiptMs.p50)} ms, p99 ${dec(figures.publishToReceiptMs.p99)} ms`,
+    );
+  }
+
+  stack.takePeakRssMiB();
+  const burstRun = await burst(kit, context, `burst of ${burstEvents}`, burstEvents);
+  runs.push({ name: `burst of ${burstEvents}`, role: 'engine', engine: burstRun });
+  const burstCost = costOf(burstRun, NaN, stack.takePeakRssMiB());
+
+  // Idle: what the engine and PostgreSQL do with nothing to deliver (polls, timers, metrics).
+  const idle = new CpuMeter(engineCpuGroups(receiver, stack.engines));
+  const commitsBefore = await stack.probe.transactionsCommitted();
+  await sleep(idleSeconds * 1000);
+  const idleCores = idle.coresUsed();
+  const idleCommitsPerSecond =
+    ((await stack.probe.transactionsCommitted()) - commitsBefore) / idleSeconds;
+
+  const engines = await stack.stopEngines();
+  const at = perRate.find((figures) => figures.eventsPerSecond === COST_TARGETS.rate);
+  const targets: TargetCheck[] = [];
+  if (at) {
+    targets.push(
+      {
+        name: `engine CPU s per 1,000 deliveries at ${COST_TARGETS.rate} events/s`,
+        target: `<= ${COST_TARGETS.engineCpuSecondsPer1000}`,
+        measured: at.engineCpuSecondsPer1000,
+        met: at.engineCpuSecondsPer1000 <= COST_TARGETS.engineCpuSecondsPer1000,
+      },
+      {
+        name: `PostgreSQL CPU s per 1,000 deliveries at ${COST_TARGETS.rate} events/s`,
+        target: `<= ${COST_TARGETS.postgresCpuSecondsPer1000}`,
+        measured: at.postgresCpuSecondsPer1000,
+        met: at.postgresCpuSecondsPer1000 <= COST_TARGETS.postgresCpuSecondsPer1000,
+      },
+      {
+        name: `publish-to-receipt p99 (ms) at ${COST_TARGETS.rate} events/s`,
+        target: `<= ${COST_TARGETS.p99Ms}`,
+        measured: at.publishToReceiptMs.p99,
+        met: at.publishToReceiptMs.p99 <= COST_TARGETS.p99Ms,
+      },
+    );
+  }
+  targets.push({
+    name: 'engine peak RSS in the burst (MiB)',
+    target: '<= 300',
+    measured: burstCost.enginePeakRssMiB,
+    met: burstCost.enginePeakRssMiB <= 300,
+  });
+
+  const figures: ScenarioOutcome['figures'] = {};
+  for (const rate of perRate) {
+    const key = `at${rate.eventsPerSecond}`;
+    figures[`${key}EngineCpuSecondsPer1000`] = rate.engineCpuSecondsPer1000;
+    figures[`${key}PostgresCpuSecondsPer1000`] = rate.postgresCpuSecondsPer1000;
+    figures[`${key}NatsCpuSecondsPer1000`] = rate.natsCpuSecondsPer1000;
+    figures[`${key}CommitsPerDelivery`] = rate.commitsPerDelivery;
+    figures[`${key}P50Ms`] = rate.publishToReceiptMs.p50;
+    figures[`${key}P99Ms`] = rate.publishToReceiptMs.p99;
+    figures[`${key}EnginePeakRssMiB`] = rate.enginePeakRssMiB;
+    figures[`${key}DeliveriesPerSecond`] = rate.deliveriesPerSecond;
+  }
+  Object.assign(figures, {
+    burstDeliveriesPerSecond: burstCost.deliveriesPerSecond,
+    burstEngineCpuSecondsPer1000: burstCost.engineCpuSecondsPer1000,
+    burstPostgresCpuSecondsPer1000: burstCost.postgresCpuSecondsPer1000,
+    burstNatsCpuSecondsPer1000: burstCost.natsCpuSecondsPer1000,
+    burstCommitsPerDelivery: burstCost.commitsPerDelivery,
+    burstEnginePeakRssMiB: burstCost.enginePeakRssMiB,
+    idleEngineCores: idleCores.engine ?? NaN,
+    idlePostgresCores: idleCores.postgres ?? NaN,
+    idleCommitsPerSecond,
+    headline: perRate
+      .map(
+        (rate) =>
+          `${rate.eventsPerSecond}/s: engine ${dec(rate.engineCpuSecondsPer1000)}, PG ` +
+          `${dec(rate.postgresCpuSecondsPer1000)} CPU s/1,000, p99 ${int(rate.publishToReceiptMs.p99)} ms`,
+      )
+      .join('; '),
+  });
+  return {
+    description:
+      `1 KB events at ${rates.join(', ')} events/s for ${seconds} s each, every event to one of ` +
+      `${endpoints} endpoints answering at once, then a burst of ${burstEvents} and ${idleSeconds} s idle`,
+    settings: { rates, seconds, burstEvents, idleSeconds, endpoints },
+    figures,
+    targets,
+    engines,
+    runs,
+  };
+}
