@@ -80,6 +80,13 @@ export const ENGINE_TUNING = {
      */
     minBacklog: 50,
     /**
+     * A tenant gets a lane only if another tenant's message was taken within this long: alone on
+     * the engines it crowds nobody out (a single-tenant deployment, a benchmark), and a lane's
+     * closing costs a second look at each of its messages. An hour, so that a tenant that
+     * publishes a few alerts an hour still counts as someone waiting.
+     */
+    otherTenantWithinMs: 60 * 60 * 1000,
+    /**
      * The registry is read this often (and at once on a notice from another engine), and the
      * lanes' consumers looked at (backlog, messages in hand) for closing and deleting them.
      */

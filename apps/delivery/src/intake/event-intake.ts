@@ -230,7 +230,7 @@ export class EventIntake {
   }
 
   /** The tenants of the last messages this intake took into hand (skipped ones not counted). */
-  get recent(): Pick<TenantWindow, 'size' | 'busiest'> {
+  get recent(): Pick<TenantWindow, 'size' | 'busiest' | 'otherTenantAgoMs'> {
     return this.recentTenants;
   }
 

@@ -26,4 +26,21 @@ describe('TenantWindow', () => {
     window.note('ten_b');
     expect(window.busiest()).toEqual({ tenantId: 'ten_b', messages: 3 });
   });
+
+  it('tells how long ago a tenant other than a given one was taken, or null if none was', () => {
+    let now = 1_000;
+    const window = new TenantWindow(2, () => now);
+    expect(window.otherTenantAgoMs('ten_a')).toBeNull();
+    window.note('ten_a');
+    expect(window.otherTenantAgoMs('ten_a')).toBeNull();
+    window.note('ten_b');
+    now = 1_500;
+    window.note('ten_a');
+    window.note('ten_a');
+    now = 4_000;
+    // ten_b is still remembered although the ring has forgotten it.
+    expect(window.otherTenantAgoMs('ten_a')).toBe(3_000);
+    expect(window.otherTenantAgoMs('ten_b')).toBe(2_500);
+    expect(window.otherTenantAgoMs('ten_c')).toBe(2_500);
+  });
 });

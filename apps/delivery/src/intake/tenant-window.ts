@@ -9,9 +9,20 @@ export class TenantWindow {
   private next = 0;
   private readonly counts = new Map<string, number>();
 
-  constructor(private readonly capacity: number) {}
+  /** The last two distinct tenants taken, the most recent first, with when (ms). */
+  private lastTwo: { tenantId: string; atMs: number }[] = [];
+
+  constructor(
+    private readonly capacity: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   note(tenantId: string): void {
+    const atMs = this.clock();
+    this.lastTwo = [
+      { tenantId, atMs },
+      ...this.lastTwo.filter((seen) => seen.tenantId !== tenantId).slice(0, 1),
+    ];
     if (this.ring.length < this.capacity) {
       this.ring.push(tenantId);
     } else {
@@ -26,6 +37,15 @@ export class TenantWindow {
       this.next = (this.next + 1) % this.capacity;
     }
     this.counts.set(tenantId, (this.counts.get(tenantId) ?? 0) + 1);
+  }
+
+  /**
+   * How long ago a message of any tenant but this one was taken, or null if none was since the
+   * intake started: whether anybody else is there to be crowded out (ADR 0032).
+   */
+  otherTenantAgoMs(tenantId: string): number | null {
+    const other = this.lastTwo.find((seen) => seen.tenantId !== tenantId);
+    return other ? this.clock() - other.atMs : null;
   }
 
   /** Messages in the window (up to its capacity). */

@@ -38,6 +38,7 @@ export interface LaneTuning {
   backlogReadIntervalMs: number;
   minSaturation: number;
   minBacklog: number;
+  otherTenantWithinMs: number;
   checkIntervalMs: number;
   maxViewAgeMs: number;
   mainLagLimitMs: number;
@@ -117,6 +118,7 @@ export class LaneManager {
       minRecentMessages: tuning.minRecentMessages,
       minSaturation: tuning.minSaturation,
       minBacklog: tuning.minBacklog,
+      otherTenantWithinMs: tuning.otherTenantWithinMs,
     };
   }
 
@@ -226,8 +228,16 @@ export class LaneManager {
         ? (waitedMs - this.lastPlan.waitedMs) / (now - this.lastPlan.atMs)
         : 0;
     this.lastPlan = { atMs: now, waitedMs };
+    const busiestTenant = main.recent.busiest();
     const hot = hotTenantOf(
-      { saturation, recentMessages: main.recent.size, busiestTenant: main.recent.busiest() },
+      {
+        saturation,
+        recentMessages: main.recent.size,
+        busiestTenant,
+        otherTenantAgoMs: busiestTenant
+          ? main.recent.otherTenantAgoMs(busiestTenant.tenantId)
+          : null,
+      },
       this.hotSettings,
     );
     if (hot === null || now - this.lastBacklogReadMs < this.tuning.backlogReadIntervalMs) {

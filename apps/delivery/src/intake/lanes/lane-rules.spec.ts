@@ -19,12 +19,14 @@ const settings: HotTenantSettings = {
   minRecentMessages: 16,
   minSaturation: 0.5,
   minBacklog: 100,
+  otherTenantWithinMs: 60_000,
 };
 
 const saturatedBy = (tenantId: string, messages: number, recent = 100): MainIntakeSnapshot => ({
   saturation: 0.9,
   recentMessages: recent,
   busiestTenant: { tenantId, messages },
+  otherTenantAgoMs: 5_000,
 });
 
 const openLane = (tenantId: string, startSeq = 1000): Lane => ({
@@ -56,8 +58,23 @@ describe('hotTenantOf: which tenant crowds the others out of the main intake', (
 
   it('given lanes turned off, or an intake that took nothing yet, names none', () => {
     expect(hotTenantOf(saturatedBy('ten_a', 100), { ...settings, maxLanes: 0 })).toBeNull();
-    expect(hotTenantOf({ saturation: 1, recentMessages: 0, busiestTenant: null }, settings)).toBe(
+    expect(
+      hotTenantOf(
+        { saturation: 1, recentMessages: 0, busiestTenant: null, otherTenantAgoMs: null },
+        settings,
+      ),
+    ).toBe(null);
+  });
+
+  it('given a tenant alone on the engines (nobody else seen, or not within the setting), names none', () => {
+    expect(hotTenantOf({ ...saturatedBy('ten_a', 100), otherTenantAgoMs: null }, settings)).toBe(
       null,
+    );
+    expect(
+      hotTenantOf({ ...saturatedBy('ten_a', 100), otherTenantAgoMs: 60_001 }, settings),
+    ).toBeNull();
+    expect(hotTenantOf({ ...saturatedBy('ten_a', 100), otherTenantAgoMs: 60_000 }, settings)).toBe(
+      'ten_a',
     );
   });
 

@@ -32,6 +32,12 @@ export interface HotTenantSettings {
   minSaturation: number;
   /** Messages the main consumer must have waiting (not yet delivered) for a lane to help. */
   minBacklog: number;
+  /**
+   * Another tenant's message must have been taken at most this long ago: a tenant alone on the
+   * engines crowds nobody out, and its lane would only cost a second look at its messages while
+   * it closes.
+   */
+  otherTenantWithinMs: number;
 }
 
 /** The main intake over the last planning interval. */
@@ -45,12 +51,16 @@ export interface MainIntakeSnapshot {
   recentMessages: number;
   /** The tenant with the most of them, and how many. */
   busiestTenant: { tenantId: string; messages: number } | null;
+  /** How long ago the intake took a message of a tenant other than the busiest; null: never. */
+  otherTenantAgoMs: number | null;
 }
 
 /**
  * The tenant that crowds the others out of the main intake, or null: the intake was saturated
  * (it spent at least `minSaturation` of the interval busy with what it had in hand), it took at
- * least `minRecentMessages` lately, and one tenant's were at least `hotTenantShare` of them.
+ * least `minRecentMessages` lately, one tenant's were at least `hotTenantShare` of them, and
+ * another tenant's message was taken within `otherTenantWithinMs` (there is someone to crowd out:
+ * the others' events wait behind the burst in the stream, so they are not in the window).
  * Whether a lane would help (a backlog behind) is `decideLane`'s question, asked only then, since
  * it costs a request to JetStream.
  */
@@ -65,7 +75,9 @@ export function hotTenantOf(
     busiest === null ||
     snapshot.recentMessages < settings.minRecentMessages ||
     busiest.messages / snapshot.recentMessages < settings.hotTenantShare ||
-    !LANEABLE_TENANT.test(busiest.tenantId)
+    !LANEABLE_TENANT.test(busiest.tenantId) ||
+    snapshot.otherTenantAgoMs === null ||
+    snapshot.otherTenantAgoMs > settings.otherTenantWithinMs
   ) {
     return null;
   }
