@@ -1,7 +1,7 @@
 import { PLATFORM_EVENT_TYPES } from '@svc/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchEvents } from '../bench-events';
-import { dec, int, NamedRun, TargetCheck } from '../bench-report';
+import { dec, int, NamedRun, TargetCheck, TARGETS } from '../bench-report';
 import { EngineRunResult, measureEngineRun, publishPaced } from '../bench-runs';
 import { CpuMeter } from '../process-stats';
 import {
@@ -141,9 +141,9 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
   }
   targets.push({
     name: 'engine peak RSS in the burst (MiB)',
-    target: '<= 300',
+    target: `<= ${TARGETS.peakRssMiB}`,
     measured: burstCost.enginePeakRssMiB,
-    met: burstCost.enginePeakRssMiB <= 300,
+    met: burstCost.enginePeakRssMiB <= TARGETS.peakRssMiB,
   });
 
   const figures: ScenarioOutcome['figures'] = {};
