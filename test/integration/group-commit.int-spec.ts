@@ -1,10 +1,17 @@
 import { DELIVERY_EVENT_TYPES, decideDeferred } from '@svc/deliveries';
 import { readStream } from '@svc/event-store';
+import {
+  changeEndpoint,
+  decideDegrade,
+  decideRegister,
+  EndpointState,
+} from '@svc/webhook-endpoints';
 import { attemptedEvent, deliveryIdentity } from '@svc/testing/builders';
 import { Registry } from 'prom-client';
 import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
 import { ENGINE_TUNING } from '../../apps/delivery/src/engine-tuning';
 import { DeliveryRecorder } from '../../apps/delivery/src/recording/delivery-recorder';
+import { StatusTransition } from '../../apps/delivery/src/recording/endpoint-status-recorder';
 import { RecordingHealth } from '../../apps/delivery/src/recording/recording-health';
 import { sampleValue } from '../support/metric-value';
 import { payloadOf, recordDelivery, suiteDatabase } from './delivery-tables';
@@ -38,6 +45,32 @@ describe('DeliveryRecorder group commit', () => {
   });
 
   const metric = async (name: string) => sampleValue(await registry.metrics(), name);
+
+  /** An endpoint of the log, active, or degraded with `degraded`. */
+  async function endpoint(id: string, degraded = false): Promise<void> {
+    const now = new Date();
+    const change = (decide: (state: EndpointState | null) => object[]) =>
+      db.dataSource.transaction((manager) =>
+        changeEndpoint(manager, { id }, decide as never, { tenant_id: 'ten_1' }),
+      );
+    await change((state) =>
+      decideRegister(
+        {
+          endpointId: id,
+          tenantId: 'ten_1',
+          url: `https://receiver.test/${id}`,
+          events: ['alert.created'],
+          secretCiphertext: 'sealed',
+          environment: 'live',
+        },
+        state,
+        now,
+      ),
+    );
+    if (degraded) {
+      await change((state) => decideDegrade({ deliveryId: 'del_before' }, state!, now));
+    }
+  }
 
   it('commits the rest of a batch and drops only a stale deferral', async () => {
     const existing = deliveryIdentity({ delivery_id: 'del_g1', event_id: 'evt_g1' });
@@ -113,5 +146,157 @@ describe('DeliveryRecorder group commit', () => {
     );
     expect(attempts.map((row) => row.delivery_id)).toEqual(['del_w', 'del_w']);
     expect((await metric('svc_delivery_concurrent_attempts_total')) - racesBefore).toBe(1);
+  });
+
+  it('writes a batch that changes no endpoint status in one statement, as the transaction would', async () => {
+    await endpoint('wh_one');
+    const pending = deliveryIdentity({
+      delivery_id: 'del_o1',
+      event_id: 'evt_o1',
+      endpoint_id: 'wh_one',
+    });
+    const pendingBefore = await recordDelivery(db.dataSource, null, [attemptedEvent(pending)]);
+    const fresh = deliveryIdentity({
+      delivery_id: 'del_o2',
+      event_id: 'evt_o2',
+      endpoint_id: 'wh_one',
+    });
+    const failing = deliveryIdentity({
+      delivery_id: 'del_o3',
+      event_id: 'evt_o3',
+      endpoint_id: 'wh_one',
+    });
+    const transaction = jest.spyOn(db.dataSource, 'transaction');
+    const succeeded = (identity: typeof pending, attempt = 1) =>
+      attemptedEvent({
+        ...identity,
+        attempt,
+        succeeded: true,
+        status_code: 200,
+        next_attempt_at: null,
+      });
+
+    try {
+      const receipts = await Promise.all([
+        recorder.record({
+          deliveryId: pending.delivery_id,
+          before: pendingBefore,
+          event: succeeded(pending, 2),
+          metadata: { tenant_id: pending.tenant_id },
+          conclusion: {
+            endpointId: 'wh_one',
+            deliveryId: pending.delivery_id,
+            conclusion: 'succeeded',
+          },
+        }),
+        recorder.record({
+          deliveryId: fresh.delivery_id,
+          before: null,
+          event: succeeded(fresh),
+          metadata: { tenant_id: fresh.tenant_id },
+          payload: payloadOf(fresh.tenant_id, fresh.event_id, '{"n":2}'),
+          conclusion: {
+            endpointId: 'wh_one',
+            deliveryId: fresh.delivery_id,
+            conclusion: 'succeeded',
+          },
+        }),
+        recorder.record({
+          deliveryId: failing.delivery_id,
+          before: null,
+          event: attemptedEvent(failing),
+          metadata: { tenant_id: failing.tenant_id },
+          payload: payloadOf(failing.tenant_id, failing.event_id, '{"n":3}'),
+          conclusion: {
+            endpointId: 'wh_one',
+            deliveryId: failing.delivery_id,
+            conclusion: 'retrying',
+          },
+        }),
+      ]);
+      expect(transaction).not.toHaveBeenCalled();
+      expect(receipts).toMatchObject([
+        { committed: true, state: { id: 'del_o1', status: 'succeeded', version: 2 } },
+        { committed: true, state: { id: 'del_o2', status: 'succeeded', version: 1 } },
+        { committed: true, state: { id: 'del_o3', status: 'pending', version: 1 } },
+      ]);
+    } finally {
+      transaction.mockRestore();
+    }
+
+    const rows: { id: string; status: string; attempts: number; version: number }[] =
+      await db.dataSource.query(
+        `SELECT id, status, attempts, version FROM deliveries WHERE id LIKE 'del_o%' ORDER BY id`,
+      );
+    expect(rows).toEqual([
+      { id: 'del_o1', status: 'succeeded', attempts: 2, version: 2 },
+      { id: 'del_o2', status: 'succeeded', attempts: 1, version: 1 },
+      { id: 'del_o3', status: 'pending', attempts: 1, version: 1 },
+    ]);
+    // Each attempt row carries the position its event got in the log.
+    const positions: { attempt_position: string; event_position: string }[] =
+      await db.dataSource.query(
+        `SELECT a.position::text AS attempt_position, e.position::text AS event_position
+           FROM delivery_attempts a
+           LEFT JOIN events e ON e.position = a.position
+          WHERE a.delivery_id LIKE 'del_o%'`,
+      );
+    expect(positions).toHaveLength(4);
+    positions.forEach((row) => expect(row.attempt_position).toBe(row.event_position));
+    const schedule: { delivery_id: string }[] = await db.dataSource.query(
+      `SELECT delivery_id FROM delivery_schedule WHERE delivery_id LIKE 'del_o%' ORDER BY 1`,
+    );
+    expect(schedule.map((row) => row.delivery_id)).toEqual(['del_o3']);
+    const bodies: { event_id: string; body: string }[] = await db.dataSource.query(
+      `SELECT event_id, body FROM inbound_events WHERE event_id IN ('evt_o2', 'evt_o3') ORDER BY 1`,
+    );
+    expect(bodies).toEqual([
+      { event_id: 'evt_o2', body: '{"n":2}' },
+      { event_id: 'evt_o3', body: '{"n":3}' },
+    ]);
+  });
+
+  it('writes a batch that changes an endpoint status in a transaction, with the endpoint event', async () => {
+    await endpoint('wh_degraded', true);
+    const identity = deliveryIdentity({
+      delivery_id: 'del_r1',
+      event_id: 'evt_r1',
+      endpoint_id: 'wh_degraded',
+    });
+    const transitions: StatusTransition[] = [];
+    recorder.onEndpointStatusChanged((transition) => transitions.push(transition));
+    const transaction = jest.spyOn(db.dataSource, 'transaction');
+
+    try {
+      const receipt = await recorder.record({
+        deliveryId: identity.delivery_id,
+        before: null,
+        event: attemptedEvent({
+          ...identity,
+          succeeded: true,
+          status_code: 200,
+          next_attempt_at: null,
+        }),
+        metadata: { tenant_id: identity.tenant_id },
+        payload: payloadOf(identity.tenant_id, identity.event_id),
+        conclusion: { endpointId: 'wh_degraded', deliveryId: 'del_r1', conclusion: 'succeeded' },
+      });
+      expect(receipt).toMatchObject({ committed: true, state: { status: 'succeeded' } });
+      expect(transaction).toHaveBeenCalledTimes(1);
+    } finally {
+      transaction.mockRestore();
+    }
+
+    expect(transitions).toEqual([
+      { endpointId: 'wh_degraded', tenantId: 'ten_1', from: 'degraded', to: 'active' },
+    ]);
+    const stream = await readStream(db.dataSource.manager, 'wh_degraded');
+    expect(stream.map((event) => event.type)).toEqual([
+      'webhook_endpoint.registered',
+      'webhook_endpoint.degraded',
+      'webhook_endpoint.reactivated',
+    ]);
+    // The statement that was refused wrote nothing: the delivery is in the log once.
+    expect((await readStream(db.dataSource.manager, 'del_r1')).length).toBe(1);
   });
 });

@@ -1,15 +1,8 @@
 import { REJECTION_REASONS } from '@svc/contracts';
 import { ATTEMPT_ERROR_KINDS } from '@svc/deliveries';
-import type { EndpointStatus } from '@svc/webhook-endpoints';
+import { ENDPOINT_STATUSES } from '@svc/webhook-endpoints';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RELAYED_OPERATIONAL_EVENT_TYPES } from './operational-events/operational-event';
-
-/** Every label value, so each series exists (at zero) from the start; see the constructor. */
-const ENDPOINT_STATUSES = Object.keys({
-  active: true,
-  degraded: true,
-  disabled: true,
-} satisfies Record<EndpointStatus, true>);
 
 /**
  * Which intake took a message (ADR 0032): the main consumer of platform events, a hot tenant's

@@ -1,5 +1,6 @@
 import { retentionKeyColumn } from '@svc/contracts';
 import { EntityManager, QueryFailedError } from 'typeorm';
+import { StatementParameters } from './statement-parameters';
 import { StoredEvent } from './stored-event.entity';
 
 /**
@@ -59,6 +60,59 @@ export interface StreamAppend<E extends EventShape = UntypedEvent> {
   events: NewEvent<E>[];
 }
 
+/** An event as it is written: its stream, its version there, and what it says. */
+export type EventRow<E extends EventShape = UntypedEvent> = E & {
+  streamId: string;
+  version: number;
+  metadata: Record<string, unknown>;
+};
+
+/** The rows that appends write, each at the version after the one its writer saw. */
+export function eventRowsOf<E extends EventShape>(appends: StreamAppend<E>[]): EventRow<E>[] {
+  return appends.flatMap(({ streamId, expectedVersion, events }) =>
+    events.map(({ metadata, ...event }, index) => ({
+      ...(event as E),
+      streamId,
+      version: expectedVersion + index + 1,
+      metadata: metadata ?? {},
+    })),
+  );
+}
+
+/**
+ * The INSERT of event rows, without its RETURNING: alone in appendToStreams, or as a
+ * data-modifying CTE of a larger statement. `gate`, when given, is a condition every row waits
+ * on (the statement writes all or nothing).
+ */
+export function insertEventsSql(
+  rows: EventRow<EventShape>[],
+  parameters: StatementParameters,
+  gate = 'true',
+): string {
+  return `INSERT INTO events (stream_id, version, type, data, metadata, retention_key)
+       SELECT * FROM unnest(${parameters.add(rows.map((row) => row.streamId))}::text[],
+                            ${parameters.add(rows.map((row) => row.version))}::int[],
+                            ${parameters.add(rows.map((row) => row.type))}::text[],
+                            ${parameters.add(rows.map((row) => JSON.stringify(row.data)))}::jsonb[],
+                            ${parameters.add(rows.map((row) => JSON.stringify(row.metadata)))}::jsonb[],
+                            ${
+                              // Every event of a stream in one partition: uniqueness there is
+                              // uniqueness of the stream.
+                              parameters.add(rows.map((row) => retentionKeyColumn(row.streamId)))
+                            }::timestamptz[])
+       WHERE ${gate}`;
+}
+
+/**
+ * What a failed append means: a stale expected version (another writer appended first) is a
+ * StreamVersionConflictError; anything else is left as it was.
+ */
+export function asStreamConflict(error: unknown, appends: StreamAppend<EventShape>[]): unknown {
+  return isUniqueViolation(error, 'events_stream_version_key')
+    ? new StreamVersionConflictError(appends.length === 1 ? appends[0].streamId : '(batch)')
+    : error;
+}
+
 /**
  * The one append path of the log: appends to one or many streams in one statement (group
  * commit) with optimistic concurrency. Any stale expected version fails the whole call with
@@ -69,38 +123,20 @@ export async function appendToStreams<E extends EventShape>(
   manager: EntityManager,
   appends: StreamAppend<E>[],
 ): Promise<RecordedEvent<E>[]> {
-  const rows = appends.flatMap(({ streamId, expectedVersion, events }) =>
-    events.map(({ metadata, ...event }, index) => ({
-      ...(event as E),
-      streamId,
-      version: expectedVersion + index + 1,
-      metadata: metadata ?? {},
-    })),
-  );
+  const rows = eventRowsOf(appends);
   if (rows.length === 0) {
     return [];
   }
+  const parameters = new StatementParameters();
   let inserted: { position: string; stream_id: string; version: number; recorded_at: Date }[];
   try {
     inserted = await manager.query(
-      `INSERT INTO events (stream_id, version, type, data, metadata, retention_key)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])
+      `${insertEventsSql(rows, parameters)}
        RETURNING position::text, stream_id, version, recorded_at`,
-      [
-        rows.map((row) => row.streamId),
-        rows.map((row) => row.version),
-        rows.map((row) => row.type),
-        rows.map((row) => JSON.stringify(row.data)),
-        rows.map((row) => JSON.stringify(row.metadata)),
-        // Every event of a stream in one partition: uniqueness there is uniqueness of the stream.
-        rows.map((row) => retentionKeyColumn(row.streamId)),
-      ],
+      parameters.values,
     );
   } catch (error) {
-    if (isUniqueViolation(error, 'events_stream_version_key')) {
-      throw new StreamVersionConflictError(appends.length === 1 ? appends[0].streamId : '(batch)');
-    }
-    throw error;
+    throw asStreamConflict(error, appends);
   }
   const byKey = new Map(inserted.map((row) => [`${row.stream_id}\u0000${row.version}`, row]));
   return rows.map((row) => {

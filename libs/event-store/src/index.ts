@@ -1,2 +1,4 @@
 export * from './event-store';
 export * from './stored-event.entity';
+export * from './statement-parameters';
+export * from './prepared-query';

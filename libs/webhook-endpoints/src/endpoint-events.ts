@@ -17,6 +17,13 @@ export const ENDPOINT_EVENT_TYPES = {
  */
 export type EndpointStatus = 'active' | 'degraded' | 'disabled';
 
+/** Every status, for what must cover them all (metric series, the rule's stable states). */
+export const ENDPOINT_STATUSES: readonly EndpointStatus[] = Object.keys({
+  active: true,
+  degraded: true,
+  disabled: true,
+} satisfies Record<EndpointStatus, true>) as EndpointStatus[];
+
 /**
  * Live or sandbox (ADR 0018): taken from the credential that registered the endpoint (an
  * `svc_test_` key makes `test` endpoints; live keys and access tokens make `live` ones), and never

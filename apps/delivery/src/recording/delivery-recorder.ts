@@ -19,6 +19,7 @@ import {
   recordEndpointStatus,
   StatusTransition,
 } from './endpoint-status-recorder';
+import { writeInOneStatement } from './group-commit-statement';
 
 /** One event to append to one delivery's stream, with what it implies. */
 export interface DeliveryCommit {
@@ -56,7 +57,9 @@ export interface RecorderOptions {
 
 /**
  * Group commit of delivery records: records arriving together are appended to the log, folded
- * into the projections, scheduled and turned into endpoint status changes in one transaction.
+ * into the projections, scheduled and turned into endpoint status changes at once: in one
+ * statement (group-commit-statement.ts), or, when an endpoint's status changes, in one
+ * transaction.
  * A caller's promise resolves once its record is durable. When a batch meets a concurrency
  * conflict, its records are retried one by one so that only the conflicting ones are dropped.
  */
@@ -158,12 +161,11 @@ export class DeliveryRecorder {
   private async commitBatch(batch: Pending[]): Promise<void> {
     const started = performance.now();
     try {
-      const { receipts, transitions } = await this.dataSource.transaction((manager) =>
-        writeRecords(
-          manager,
-          batch.map((p) => p.commit),
-        ),
-      );
+      const commits = batch.map((p) => p.commit);
+      const states = await writeInOneStatement(this.dataSource, commits);
+      const { receipts, transitions } = states
+        ? { receipts: receiptsOf(commits, states), transitions: [] }
+        : await this.dataSource.transaction((manager) => writeRecords(manager, commits));
       this.metrics.commitBatchSize.observe(batch.length);
       for (const transition of transitions) {
         this.metrics.endpointTransitions.inc({ to: transition.to });
@@ -282,8 +284,12 @@ async function writeRecords(
     commits.flatMap((c) => (c.conclusion ? [c.conclusion] : [])),
     appended[0]?.recordedAt ?? new Date(),
   );
-  return {
-    receipts: commits.map((c) => ({ committed: true, state: states.get(c.deliveryId)! })),
-    transitions,
-  };
+  return { receipts: receiptsOf(commits, states), transitions };
+}
+
+function receiptsOf(
+  commits: DeliveryCommit[],
+  states: ReadonlyMap<string, DeliveryState>,
+): RecordReceipt[] {
+  return commits.map((c) => ({ committed: true, state: states.get(c.deliveryId)! }));
 }

@@ -1,4 +1,5 @@
-import { DeliveryConclusion, endpointStatusAfter } from '@svc/deliveries';
+import { DeliveryConclusion, endpointStatusAfter, statusesKeptBy } from '@svc/deliveries';
+import { StatementParameters } from '@svc/event-store';
 import {
   changeEndpoint,
   decideDegrade,
@@ -24,6 +25,53 @@ export interface StatusTransition {
 }
 
 /**
+ * The conclusion that decides each endpoint's status: the last one of the batch, except that a
+ * 410 Gone stands whatever else the batch holds (the receiver asked for no more). A retry
+ * decides nothing.
+ */
+export function decisiveConclusions(
+  conclusions: EndpointConclusion[],
+): Map<string, EndpointConclusion> {
+  const decisive = new Map<string, EndpointConclusion>();
+  for (const conclusion of conclusions) {
+    if (
+      conclusion.conclusion !== 'retrying' &&
+      decisive.get(conclusion.endpointId)?.conclusion !== 'gone'
+    ) {
+      decisive.set(conclusion.endpointId, conclusion);
+    }
+  }
+  return decisive;
+}
+
+/**
+ * A query of one row, `proceed`: true when every endpoint the conclusions name is, right now,
+ * in a status its decisive conclusion keeps (or is gone), so that a group commit needs no
+ * endpoint event and may be written as one statement gated on it. It reads what
+ * recordEndpointStatus reads first, without a lock, as that does.
+ */
+export function endpointStatusesKeptSql(
+  conclusions: EndpointConclusion[],
+  parameters: StatementParameters,
+): string {
+  const decisive = [...decisiveConclusions(conclusions).values()];
+  if (decisive.length === 0) {
+    return 'SELECT true AS proceed';
+  }
+  const kept = decisive.flatMap(({ endpointId, conclusion }) =>
+    statusesKeptBy(conclusion).map((status) => ({ endpointId, status })),
+  );
+  return `SELECT NOT EXISTS (
+       SELECT 1 FROM webhook_endpoints e
+       WHERE e.id = ANY(${parameters.add(decisive.map((c) => c.endpointId))}::text[])
+         AND NOT EXISTS (
+           SELECT 1 FROM unnest(${parameters.add(kept.map((k) => k.endpointId))}::text[],
+                                ${parameters.add(kept.map((k) => k.status))}::text[]) AS k(id, status)
+           WHERE k.id = e.id AND k.status = e.status)
+     ) AS proceed`;
+}
+
+/**
  * Endpoint status from the log: in the transaction that records delivery conclusions, appends a
  * degraded, disabled or reactivated event to each endpoint whose status the conclusions change (the last
  * conclusion per endpoint decides) and updates the projection. Rows are locked in id order, so
@@ -34,16 +82,7 @@ export async function recordEndpointStatus(
   conclusions: EndpointConclusion[],
   at: Date,
 ): Promise<StatusTransition[]> {
-  const decisive = new Map<string, EndpointConclusion>();
-  for (const conclusion of conclusions) {
-    // A 410 Gone stands whatever else the batch holds: the receiver asked for no more.
-    if (
-      conclusion.conclusion !== 'retrying' &&
-      decisive.get(conclusion.endpointId)?.conclusion !== 'gone'
-    ) {
-      decisive.set(conclusion.endpointId, conclusion);
-    }
-  }
+  const decisive = decisiveConclusions(conclusions);
   if (decisive.size === 0) {
     return [];
   }

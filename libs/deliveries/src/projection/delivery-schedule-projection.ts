@@ -1,3 +1,4 @@
+import { StatementParameters } from '@svc/event-store';
 import { EntityManager } from 'typeorm';
 import type { DeliveryState } from '../delivery-state';
 
@@ -18,24 +19,45 @@ export async function projectSchedule(
   states: readonly DeliveryState[],
   mayBeScheduled: (state: DeliveryState) => boolean = () => true,
 ): Promise<void> {
+  for (const statement of scheduleSql(states, mayBeScheduled)) {
+    await manager.query(statement.sql, statement.parameters.values);
+  }
+}
+
+/**
+ * The statements of projectSchedule (none, an upsert, a delete or both), each with its own
+ * parameters, or all in `shared` with their writes gated on `gate` (CTEs of a group commit).
+ */
+export function scheduleSql(
+  states: readonly DeliveryState[],
+  mayBeScheduled: (state: DeliveryState) => boolean = () => true,
+  shared?: { parameters: StatementParameters; gate: string },
+): { sql: string; parameters: StatementParameters }[] {
   const due = states.filter(isScheduled);
   const done = states.filter((s) => !isScheduled(s) && mayBeScheduled(s)).map((s) => s.id);
+  const gate = shared?.gate ?? 'true';
+  const statements: { sql: string; parameters: StatementParameters }[] = [];
   if (due.length > 0) {
-    await manager.query(
-      `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until)
-       SELECT d, t, e, a, NULL FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS u(d, t, e, a)
+    const parameters = shared?.parameters ?? new StatementParameters();
+    statements.push({
+      parameters,
+      sql: `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until)
+       SELECT d, t, e, a, NULL FROM unnest(${parameters.add(due.map((s) => s.id))}::text[],
+                                           ${parameters.add(due.map((s) => s.tenantId))}::text[],
+                                           ${parameters.add(due.map((s) => s.endpointId))}::text[],
+                                           ${parameters.add(due.map((s) => iso(s.nextAttemptAt)))}::timestamptz[])
+         AS u(d, t, e, a)
+       WHERE ${gate}
        ON CONFLICT (delivery_id) DO UPDATE SET due_at = EXCLUDED.due_at, claimed_until = NULL`,
-      [
-        due.map((s) => s.id),
-        due.map((s) => s.tenantId),
-        due.map((s) => s.endpointId),
-        due.map((s) => iso(s.nextAttemptAt)),
-      ],
-    );
+    });
   }
   if (done.length > 0) {
-    await manager.query('DELETE FROM delivery_schedule WHERE delivery_id = ANY($1::text[])', [
-      done,
-    ]);
+    const parameters = shared?.parameters ?? new StatementParameters();
+    statements.push({
+      parameters,
+      sql: `DELETE FROM delivery_schedule
+       WHERE delivery_id = ANY(${parameters.add(done)}::text[]) AND ${gate}`,
+    });
   }
+  return statements;
 }

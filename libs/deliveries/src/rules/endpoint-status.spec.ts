@@ -1,4 +1,4 @@
-import { endpointStatusAfter } from './endpoint-status';
+import { endpointStatusAfter, statusesKeptBy } from './endpoint-status';
 
 describe('endpointStatusAfter', () => {
   it.each([
@@ -15,5 +15,16 @@ describe('endpointStatusAfter', () => {
     ['disabled', 'retrying', 'disabled'],
   ] as const)('%s endpoint, delivery %s: %s', (current, conclusion, next) => {
     expect(endpointStatusAfter(current, conclusion)).toBe(next);
+  });
+});
+
+describe('statusesKeptBy', () => {
+  it.each([
+    ['succeeded', ['active', 'disabled']],
+    ['abandoned', ['degraded', 'disabled']],
+    ['gone', ['disabled']],
+    ['retrying', ['active', 'degraded', 'disabled']],
+  ] as const)('a delivery %s leaves %j as they are', (conclusion, kept) => {
+    expect(statusesKeptBy(conclusion)).toEqual(kept);
   });
 });

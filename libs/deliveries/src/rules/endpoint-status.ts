@@ -1,4 +1,4 @@
-import type { EndpointStatus } from '@svc/webhook-endpoints';
+import { ENDPOINT_STATUSES, type EndpointStatus } from '@svc/webhook-endpoints';
 
 /**
  * What an attempt means for its delivery: `gone` is an abandonment the receiver asked for with
@@ -31,4 +31,9 @@ export function endpointStatusAfter(
     return 'active';
   }
   return current;
+}
+
+/** The statuses a conclusion leaves as they are: an endpoint in one of them needs no event. */
+export function statusesKeptBy(conclusion: DeliveryConclusion): EndpointStatus[] {
+  return ENDPOINT_STATUSES.filter((status) => endpointStatusAfter(status, conclusion) === status);
 }

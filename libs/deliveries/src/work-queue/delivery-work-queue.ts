@@ -1,3 +1,4 @@
+import { preparedQuery, StatementParameters } from '@svc/event-store';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { DeliveryRecord, InboundEvent } from '../projection/delivery-projection-tables';
 
@@ -89,7 +90,9 @@ export class DeliveryWorkQueue {
 
   /** The stored body of a tenant's event, or null if none was stored. */
   async storedBody(tenantId: string, eventId: string): Promise<string | null> {
-    const rows: { body: string }[] = await this.dataSource.query(
+    // Once per message: prepared, as its plan covers every partition (preparedQuery).
+    const rows = await preparedQuery<{ body: string }>(
+      this.dataSource,
       'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2 ORDER BY retention_key LIMIT 1',
       [tenantId, eventId],
     );
@@ -125,26 +128,38 @@ export async function storePayloads(
   manager: EntityManager,
   payloads: readonly InboundPayload[],
 ): Promise<void> {
+  const parameters = new StatementParameters();
+  const insert = insertPayloadsSql(payloads, parameters);
+  if (insert) {
+    await manager.query(insert, parameters.values);
+  }
+}
+
+/**
+ * The INSERT of storePayloads, alone or as a CTE of a group commit (`gate`: a condition the
+ * whole statement's writes wait on); null when there is no body to store.
+ */
+export function insertPayloadsSql(
+  payloads: readonly InboundPayload[],
+  parameters: StatementParameters,
+  gate = 'true',
+): string | null {
   const unique = new Map(payloads.map((p) => [payloadKey(p.tenantId, p.eventId), p]));
   if (unique.size === 0) {
-    return;
+    return null;
   }
   // In key order: two group commits storing the bodies of the same events in two orders would
   // each wait for the other's first row (deadlock_detected).
   const rows = [...unique.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, payload]) => payload);
-  await manager.query(
-    `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[])
-     ON CONFLICT (tenant_id, event_id, retention_key) DO NOTHING`,
-    [
-      rows.map((r) => r.eventId),
-      rows.map((r) => r.tenantId),
-      rows.map((r) => r.type),
-      rows.map((r) => r.body),
-      rows.map((r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)),
-      rows.map((r) => r.retentionKey.toISOString()),
-    ],
-  );
+  return `INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
+     SELECT * FROM unnest(${parameters.add(rows.map((r) => r.eventId))}::text[],
+                          ${parameters.add(rows.map((r) => r.tenantId))}::text[],
+                          ${parameters.add(rows.map((r) => r.type))}::text[],
+                          ${parameters.add(rows.map((r) => r.body))}::text[],
+                          ${parameters.add(rows.map((r) => (r.traceContext ? JSON.stringify(r.traceContext) : null)))}::jsonb[],
+                          ${parameters.add(rows.map((r) => r.retentionKey.toISOString()))}::timestamptz[])
+     WHERE ${gate}
+     ON CONFLICT (tenant_id, event_id, retention_key) DO NOTHING`;
 }

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { Pool } from 'pg';
+import { DataSource, QueryFailedError } from 'typeorm';
+
+/**
+ * Runs a statement as a named prepared statement of `pg`: each connection parses and plans it
+ * once, and PostgreSQL keeps its generic plan. For the statements run once or more per delivery
+ * (the stored-body check, the group commit). Planning them each time cost more of PostgreSQL's
+ * time than running them: every partition of the delivery tables is planned, as their lookups
+ * cannot name one (docs/performance, ADR 0033).
+ *
+ * The name is the text's hash, so one text is one statement on every connection, and a
+ * statement built from parts gets a name per shape. Errors are TypeORM's, as from
+ * `dataSource.query`, so that callers tell them apart alike.
+ */
+export async function preparedQuery<Row>(
+  dataSource: DataSource,
+  text: string,
+  values: unknown[],
+): Promise<Row[]> {
+  const pool = (dataSource.driver as unknown as { master: Pool }).master;
+  const name = `svc_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+  try {
+    const result = await pool.query({ name, text, values });
+    return result.rows as Row[];
+  } catch (error) {
+    throw error instanceof Error && 'code' in error
+      ? new QueryFailedError(text, values, error)
+      : error;
+  }
+}
