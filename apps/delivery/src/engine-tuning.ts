@@ -143,8 +143,13 @@ export const ENGINE_TUNING = {
   recorder: {
     /** Records per transaction at most. */
     maxBatch: 500,
-    /** How long the first record of a batch waits for company (the latency bought for batching). */
-    lingerMs: 2,
+    /**
+     * How long the first record of a batch waits for company (ADR 0033). The POST has been
+     * answered by then: the receiver does not wait for it, only the record's durability (the
+     * message's ack, the attempt in the API) does. At 200 events/s, 25 ms against 2 ms made 0.17
+     * commits per delivery instead of 0.9, and cut PostgreSQL's CPU per delivery by 40 %.
+     */
+    lingerMs: 25,
     /** Transactions in flight at once. */
     maxConcurrentCommits: 3,
     /** A record racing more writers than this in a row is a fault, not a race: it is reported. */

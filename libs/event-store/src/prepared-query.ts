@@ -19,7 +19,7 @@ export async function preparedQuery<Row>(
   values: unknown[],
 ): Promise<Row[]> {
   const pool = (dataSource.driver as unknown as { master: Pool }).master;
-  const name = `svc_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+  const name = statementName(text);
   try {
     const result = await pool.query({ name, text, values });
     return result.rows as Row[];
@@ -28,4 +28,21 @@ export async function preparedQuery<Row>(
       ? new QueryFailedError(text, values, error)
       : error;
   }
+}
+
+/** Names by text: a few dozen shapes, each hashed once rather than at every delivery. */
+const names = new Map<string, string>();
+const MAX_NAMES = 1000;
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= MAX_NAMES) {
+      // More shapes than any caller makes: a bug elsewhere must not grow memory without bound.
+      names.clear();
+    }
+    name = `svc_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
 }
