@@ -18,6 +18,7 @@ import { ENGINE_TUNING } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { DeadLetterPark } from './intake/dead-letter';
 import { EventIntake, EventIntakeFactory } from './intake/event-intake';
+import { EventsInHand } from './intake/events-in-hand';
 import { LaneManager } from './intake/lanes/lane-manager';
 import { LaneRegistry } from './intake/lanes/lane-registry';
 import { OperationalEventsRelay } from './operational-events/outbox-relay';
@@ -164,8 +165,11 @@ export class DeliveryModule {
             recorder: DeliveryRecorder,
             limits: ConcurrencyLimits,
             metrics: DeliveryMetrics,
-          ) =>
-            new EventIntakeFactory(
+          ) => {
+            // One for every intake of the engine: a lane and the main intake may hold copies of
+            // one event at once.
+            const eventsInHand = new EventsInHand();
+            return new EventIntakeFactory(
               (consumer, js, role) =>
                 new EventIntake(
                   {
@@ -179,6 +183,7 @@ export class DeliveryModule {
                     metrics,
                     queue,
                     health,
+                    eventsInHand,
                   },
                   {
                     maxMessagesInFlight: Math.min(delivery.maxConcurrency, jetstream.maxAckPending),
@@ -203,7 +208,8 @@ export class DeliveryModule {
                   },
                   role,
                 ),
-            ),
+            );
+          },
           inject: [
             DataSource,
             SubjectScheme,

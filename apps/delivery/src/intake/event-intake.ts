@@ -32,6 +32,7 @@ import {
   routeOf,
 } from '../operational-events/intake-source';
 import { IntakeBackPressure, MessageInHand } from './back-pressure';
+import { EventsInHand } from './events-in-hand';
 import { TenantWindow } from './tenant-window';
 import { DeadLetterPark } from './dead-letter';
 
@@ -183,6 +184,7 @@ export class EventIntake {
       metrics: DeliveryMetrics;
       queue: DeliveryWorkQueue;
       health: RecordingHealth;
+      eventsInHand: EventsInHand;
     },
     private readonly options: IntakeOptions,
     private readonly role: IntakeRole = {},
@@ -506,6 +508,22 @@ export class EventIntake {
       return;
     }
     const { envelope, body, audience } = event;
+    const release = await this.deps.eventsInHand.hold(envelope.tenant_id, envelope.id);
+    try {
+      await this.fanOut(message, inHand, envelope, body, audience);
+    } finally {
+      release();
+    }
+  }
+
+  /** Handles a valid event, no other copy of it being in hand (EventsInHand). */
+  private async fanOut(
+    message: JsMsg,
+    inHand: MessageInHand,
+    envelope: EventEnvelope,
+    body: string,
+    audience: EndpointEnvironment,
+  ): Promise<void> {
     const ingested = await this.ingestedBefore(envelope);
     if (ingested === 'conflicting') {
       inHand.counted(0);
