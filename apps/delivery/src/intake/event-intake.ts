@@ -164,12 +164,8 @@ export class EventIntake {
   private readonly pulled: { message: JsMsg; tenantId: string | null; publishedAt: number }[] = [];
   private wakeTakerFn: (() => void) | undefined;
   private readonly whenPulledTaken: (() => void)[] = [];
-  /** The fan-outs going on for each tenant (see `takeWhileRunning`). */
-  private readonly fanOutsByTenant = new Map<string, Set<Promise<void>>>();
-  /** Each tenant's deliveries waiting for their endpoint's slot. */
-  private readonly slotWaitsByTenant = new Map<string, number>();
-  /** The taking loop, waiting for a tenant's slot waits to end (`tenantChanged`). */
-  private readonly slotWaitEnded: (() => void)[] = [];
+  /** The fan-out going on for each tenant: one at a time per tenant (see `takeWhileRunning`). */
+  private readonly fanningOutByTenant = new Map<string, Promise<void>>();
   private inProgress: NodeJS.Timeout | undefined;
 
   constructor(
@@ -377,17 +373,16 @@ export class EventIntake {
         );
       }
       await this.backPressure.roomForNext();
-      // A tenant's messages fan out side by side (the stored-body check and its endpoints) while
-      // none of its deliveries waits for its endpoint's slot; while some do, its next message
-      // waits for one of its fan-outs to finish, and while `maxFanningOut` do, for one of them to
-      // get its slot. Other tenants' messages fan out beside it. Taken in faster than a hot
-      // endpoint's slots freed, deliveries waited past the busy delay and went to the schedule
-      // (a fifth of them with eight fan-outs at once, 346 -> 112 deliveries/s; 6 % with one at a
-      // time once recording took one round trip); one at a time capped a tenant at one
-      // stored-body check's round trip per message.
-      const tenantId = this.pulled[0]?.tenantId;
-      if (tenantId != null && this.tenantMustWait(tenantId)) {
-        await this.backPressure.waiting(this.tenantChanged(tenantId));
+      // A tenant's next message waits for its last one's fan-out (the stored-body check and its
+      // endpoints), as every message did before fan-outs ran side by side; other tenants'
+      // messages fan out beside it. Several fan-outs of one tenant at once took its messages in
+      // faster than its endpoints' slots freed: at one hot endpoint, a fifth of its deliveries
+      // waited past the busy delay and went to the schedule (346 -> 112 deliveries/s).
+      const head = this.pulled[0];
+      const fanning =
+        head?.tenantId != null ? this.fanningOutByTenant.get(head.tenantId) : undefined;
+      if (fanning) {
+        await this.backPressure.waiting(fanning);
         continue;
       }
       const next = this.pulled.shift();
@@ -438,13 +433,10 @@ export class EventIntake {
     const inHand = this.countedFor(tenantId, this.backPressure.taken());
     if (tenantId !== null) {
       const fannedOut = inHand.fannedOut;
-      const fanOuts = this.fanOutsByTenant.get(tenantId) ?? new Set<Promise<void>>();
-      fanOuts.add(fannedOut);
-      this.fanOutsByTenant.set(tenantId, fanOuts);
+      this.fanningOutByTenant.set(tenantId, fannedOut);
       void fannedOut.then(() => {
-        fanOuts.delete(fannedOut);
-        if (fanOuts.size === 0 && this.fanOutsByTenant.get(tenantId) === fanOuts) {
-          this.fanOutsByTenant.delete(tenantId);
+        if (this.fanningOutByTenant.get(tenantId) === fannedOut) {
+          this.fanningOutByTenant.delete(tenantId);
         }
       });
     }
@@ -632,23 +624,19 @@ export class EventIntake {
     const { limits, recorder, runner, metrics, health } = this.deps;
     // No attempt starts while its record could not be written (it would be sent again later).
     await health.whenHealthy();
-    const slotFound = this.waitingForSlot(envelope.tenant_id);
-    const attempted = await limits
-      .withSlot(
-        endpoint,
-        this.options.busyEndpointDelayMs,
-        (release) =>
-          runner.run(
-            { identity, before: null, endpoint, body: payload.body, payload, parent },
-            release,
-          ),
-        () => {
-          slotFound();
-          return Promise.resolve();
-        },
-        this.slotClass,
-      )
-      .finally(slotFound);
+    const attempted = await limits.withSlot(
+      endpoint,
+      this.options.busyEndpointDelayMs,
+      (release) =>
+        runner.run(
+          { identity, before: null, endpoint, body: payload.body, payload, parent },
+          release,
+        ),
+      // The database may have gone away while this delivery waited for its slot: nothing is sent
+      // that could not be recorded (it waits, or goes back with its message at a stop).
+      () => health.whenHealthy(),
+      this.slotClass,
+    );
     if (!attempted.ran) {
       // A rate-limited delivery waits for a later second exactly as a busy endpoint's does: the
       // log records it as `endpoint_busy` (the endpoint can take no more now, ADR 0028), and
@@ -672,41 +660,6 @@ export class EventIntake {
     if (receipt.committed && receipt.conclusion === 'succeeded') {
       metrics.publishToDelivered.observe(Math.max(0, Date.now() - publishedAtMs) / 1000);
     }
-  }
-
-  private tenantMustWait(tenantId: string): boolean {
-    const waits = this.slotWaitsByTenant.get(tenantId) ?? 0;
-    const fanningOut = (this.fanOutsByTenant.get(tenantId)?.size ?? 0) > 0;
-    return (fanningOut && waits > 0) || waits >= this.options.maxFanningOut;
-  }
-
-  /** Resolves when one of the tenant's fan-outs finishes or one of its slot waits ends. */
-  private tenantChanged(tenantId: string): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.slotWaitEnded.push(resolve);
-      const fanOuts = this.fanOutsByTenant.get(tenantId);
-      if (fanOuts?.size) {
-        void Promise.race(fanOuts).then(resolve);
-      }
-    });
-  }
-
-  /** Counts a delivery of the tenant waiting for its endpoint's slot; the function returned ends the wait. */
-  private waitingForSlot(tenantId: string): () => void {
-    this.slotWaitsByTenant.set(tenantId, (this.slotWaitsByTenant.get(tenantId) ?? 0) + 1);
-    let waiting = true;
-    return () => {
-      if (waiting) {
-        waiting = false;
-        const left = (this.slotWaitsByTenant.get(tenantId) ?? 1) - 1;
-        if (left > 0) {
-          this.slotWaitsByTenant.set(tenantId, left);
-        } else {
-          this.slotWaitsByTenant.delete(tenantId);
-        }
-        this.slotWaitEnded.splice(0).forEach((wake) => wake());
-      }
-    };
   }
 
   /**
