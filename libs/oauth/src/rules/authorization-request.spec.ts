@@ -1,5 +1,9 @@
 import { s256Challenge } from './pkce';
-import { authorizationResponseUrl, checkAuthorizationRequest } from './authorization-request';
+import {
+  authorizationResponseUrl,
+  checkAuthorizationRequest,
+  MAX_ENCODED_STATE_LENGTH,
+} from './authorization-request';
 
 const client = { id: 'cli_app', redirectUris: ['https://app.example/callback'] };
 const challenge = s256Challenge('v'.repeat(43));
@@ -86,6 +90,27 @@ describe('authorization request (spec 4.3, RFC 6749 4.1.1, RFC 7636)', () => {
   it('names the unknown scopes', () => {
     const check = checkAuthorizationRequest({ ...valid, scope: 'a:b tenants:read c' }, client);
     expect(check.outcome === 'redirect_error' && check.description).toBe('unknown scopes: a:b, c');
+  });
+
+  it('names at most five unknown scopes, each cut short, so the redirect stays small', () => {
+    const long = 'x'.repeat(5000);
+    const check = checkAuthorizationRequest(
+      { ...valid, scope: `${long} a b c d e f tenants:read` },
+      client,
+    );
+    expect(check.outcome === 'redirect_error' && check.description).toBe(
+      `unknown scopes: ${'x'.repeat(40)}…, a, b, c, d and 2 more`,
+    );
+  });
+
+  it('shows an error page, not a redirect, for a state too long to send back', () => {
+    const outcome = (state: string) =>
+      checkAuthorizationRequest({ ...valid, state }, client).outcome;
+    expect(outcome('s'.repeat(MAX_ENCODED_STATE_LENGTH))).toBe('valid');
+    expect(outcome('s'.repeat(MAX_ENCODED_STATE_LENGTH + 1))).toBe('error_page');
+    // each of these is nine characters percent-encoded
+    expect(outcome('€'.repeat(MAX_ENCODED_STATE_LENGTH / 9))).toBe('valid');
+    expect(outcome('€'.repeat(MAX_ENCODED_STATE_LENGTH / 9 + 1))).toBe('error_page');
   });
 
   it('drops repeats of a scope', () => {

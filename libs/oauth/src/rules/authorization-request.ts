@@ -34,6 +34,17 @@ export type AuthorizationRequestCheck =
     }
   | { outcome: 'valid'; request: AuthorizationRequest };
 
+/**
+ * The longest `state`, URL-encoded, taken back to the client. RFC 6749 sets none, but a Location
+ * past the common 16 KiB header limit of browsers' proxies and HTTP clients never reaches the
+ * user; 2,048 leaves room for the redirect URI and the error, and for any state clients use.
+ */
+export const MAX_ENCODED_STATE_LENGTH = 2048;
+
+/** How many unknown scope names an error names, each cut short, so the redirect stays small. */
+const UNKNOWN_SCOPES_NAMED = 5;
+const SCOPE_NAME_SHOWN = 40;
+
 const single = (value: string | string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : undefined;
 
@@ -67,6 +78,12 @@ export function checkAuthorizationRequest(
     };
   }
   const state = single(query.state);
+  if (state !== undefined && encodedLength(state) > MAX_ENCODED_STATE_LENGTH) {
+    return {
+      outcome: 'error_page',
+      description: `The request's state is longer than ${MAX_ENCODED_STATE_LENGTH} characters URL-encoded, too long to send back to the application.`,
+    };
+  }
   const refuse = (error: AuthorizationErrorCode, description: string) =>
     ({
       outcome: 'redirect_error',
@@ -112,7 +129,7 @@ export function checkAuthorizationRequest(
   }
   const unknown = names.filter((name) => !isScope(name));
   if (unknown.length > 0) {
-    return refuse('invalid_scope', `unknown scopes: ${unknown.join(', ')}`);
+    return refuse('invalid_scope', `unknown scopes: ${namedBriefly(unknown)}`);
   }
   return {
     outcome: 'valid',
@@ -124,6 +141,19 @@ export function checkAuthorizationRequest(
       ...(state !== undefined ? { state } : {}),
     },
   };
+}
+
+/** As the redirect's query carries it (lone surrogates become U+FFFD there, as here). */
+function encodedLength(value: string): number {
+  return new URLSearchParams({ v: value }).toString().length - 'v='.length;
+}
+
+function namedBriefly(names: string[]): string {
+  const shown = names
+    .slice(0, UNKNOWN_SCOPES_NAMED)
+    .map((name) => (name.length > SCOPE_NAME_SHOWN ? `${name.slice(0, SCOPE_NAME_SHOWN)}…` : name));
+  const more = names.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
 /**
