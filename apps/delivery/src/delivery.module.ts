@@ -6,6 +6,7 @@ import { METRICS_REGISTRY } from '@svc/http';
 import { PlatformModule } from '@svc/platform';
 import { SecretCipher } from '@svc/secrets';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
+import type { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { DeliveryEngine } from './delivery-engine';
@@ -90,6 +91,7 @@ export class DeliveryModule {
           provide: DeliveryRecorder,
           useFactory: (db: DataSource, metrics: DeliveryMetrics) => {
             health.probeWith(() => db.query('SELECT 1'));
+            health.watchConnections((db.driver as unknown as { master: EventEmitter }).master);
             return new DeliveryRecorder(db, metrics, ENGINE_TUNING.recorder, health);
           },
           inject: [DataSource, DeliveryMetrics],
@@ -97,10 +99,13 @@ export class DeliveryModule {
         {
           provide: AttemptRunner,
           useFactory: (sender: HttpSender, recorder: DeliveryRecorder, metrics: DeliveryMetrics) =>
-            new AttemptRunner(sender, recorder, metrics, {
-              retryScheduleMs: delivery.retryScheduleMs,
-              maxAttempts: delivery.maxAttempts,
-            }),
+            new AttemptRunner(
+              sender,
+              recorder,
+              metrics,
+              { retryScheduleMs: delivery.retryScheduleMs, maxAttempts: delivery.maxAttempts },
+              health,
+            ),
           inject: [HttpSender, DeliveryRecorder, DeliveryMetrics],
         },
         {

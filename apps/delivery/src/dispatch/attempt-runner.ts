@@ -24,6 +24,7 @@ import {
 import { DeliveryMetrics } from '../delivery-metrics';
 import { DirectoryEndpoint, signingSecretsOf } from '../fan-out/endpoint-directory';
 import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
+import type { RecordingHealth } from '../recording/recording-health';
 import { HttpSender } from './http-sender';
 
 /** One attempt to make: which delivery, to which endpoint, with which exact body. */
@@ -58,6 +59,7 @@ export class AttemptRunner {
     private readonly recorder: DeliveryRecorder,
     private readonly metrics: DeliveryMetrics,
     private readonly policy: AttemptPolicy,
+    private readonly health: Pick<RecordingHealth, 'whenHealthy'>,
   ) {}
 
   /**
@@ -65,7 +67,11 @@ export class AttemptRunner {
    * the concurrency bounds are about requests to endpoints, and recording takes no endpoint's
    * capacity (the caller still awaits the record before acknowledging anything).
    */
-  run(order: AttemptOrder, answered: () => void = () => undefined): Promise<AttemptReceipt> {
+  async run(order: AttemptOrder, answered: () => void = () => undefined): Promise<AttemptReceipt> {
+    // The last look before the POST, with every slot taken: the database may have gone away while
+    // this attempt waited for them, and nothing is sent that could not be recorded (it waits, or
+    // goes back with its message or to the schedule when the engine stops meanwhile).
+    await this.health.whenHealthy();
     const { attempt } = nextAttemptOf(order.before);
     return tracer.startActiveSpan(
       'webhook deliver',

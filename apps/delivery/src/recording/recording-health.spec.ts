@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
 
@@ -31,6 +32,30 @@ describe('RecordingHealth', () => {
 
     await health.whenHealthy();
     expect(health.healthy).toBe(true);
+  });
+
+  it('stops work as soon as the pool loses an idle connection to an outage', () => {
+    const pool = new EventEmitter();
+    const health = new RecordingHealth(PROBE_INTERVAL_MS);
+    let probes = 0;
+    health.probeWith(() => {
+      probes += 1;
+      return Promise.reject(new Error('away'));
+    });
+    health.watchConnections(pool);
+
+    pool.emit('error', Object.assign(new Error('syntax'), { code: '42601' }));
+    expect(health.healthy).toBe(true);
+
+    pool.emit(
+      'error',
+      Object.assign(new Error('terminating connection due to administrator command'), {
+        code: '57P01',
+      }),
+    );
+    expect(health.healthy).toBe(false);
+    expect(probes).toBe(0);
+    health.stop();
   });
 
   it('turns waiting work away when the engine stops during an outage', async () => {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ReadinessCheck, withTimeout } from '@svc/http';
+import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 
@@ -25,6 +26,20 @@ export class RecordingHealth implements ReadinessCheck {
   /** How to ask the database whether it answers (set once the connection exists). */
   probeWith(probe: () => Promise<unknown>): void {
     this.probe = probe;
+  }
+
+  /**
+   * Listens to the connection pool: an idle connection cut (a failover, a stopped server, an
+   * administrator's cut) means the next statements will fail, so work stops at once instead of at
+   * the first failed write, by which time the attempts already past their checks have been POSTed
+   * and would be sent again. A lone dropped connection pauses work for one probe interval.
+   */
+  watchConnections(pool: Pick<EventEmitter, 'on'>): void {
+    pool.on('error', (error: unknown) => {
+      if (isDatabaseUnavailable(error)) {
+        this.failed(error);
+      }
+    });
   }
 
   get healthy(): boolean {
@@ -85,6 +100,8 @@ export class RecordingHealth implements ReadinessCheck {
   }
 
   private async probeUntilBack(): Promise<void> {
+    // Not at once: right after a cut, a pooled connection the server has not ended yet would
+    // answer, and work would resume into the outage.
     while (this.failingSince !== null && !this.stopped) {
       await sleep(this.probeIntervalMs);
       try {
