@@ -209,6 +209,7 @@ export class DeliveryModule {
                     retryFailedPullMs: ENGINE_TUNING.intake.retryFailedPullMs,
                     tenantWindow: ENGINE_TUNING.intake.tenantWindow,
                     maxFanningOut: ENGINE_TUNING.intake.maxFanningOut,
+                    maxSlotWaitsPerTenant: ENGINE_TUNING.intake.maxSlotWaitsPerTenant,
                     yieldPollMs: ENGINE_TUNING.intake.yieldPollMs,
                   },
                   role,

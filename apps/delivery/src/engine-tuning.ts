@@ -49,6 +49,12 @@ export const ENGINE_TUNING = {
      * slots like any other.
      */
     maxFanningOut: 8,
+    /**
+     * While this many of one tenant's deliveries wait for their endpoint's slot, its next message
+     * waits too: about what a hot endpoint's eight connections take in one round, so its slots
+     * never run dry and nobody waits past the busy delay.
+     */
+    maxSlotWaitsPerTenant: 8,
     /** How often a lane yielding to a main intake that is behind looks again (ADR 0032). */
     yieldPollMs: 5,
   },
