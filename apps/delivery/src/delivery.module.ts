@@ -2,11 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@svc/config';
 import { SubjectScheme } from '@svc/contracts';
 import { DeliveryWorkQueue } from '@svc/deliveries';
+import { connectionPoolOf } from '@svc/event-store';
 import { METRICS_REGISTRY } from '@svc/http';
 import { PlatformModule } from '@svc/platform';
 import { SecretCipher } from '@svc/secrets';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
-import type { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { DeliveryEngine } from './delivery-engine';
@@ -91,7 +91,7 @@ export class DeliveryModule {
           provide: DeliveryRecorder,
           useFactory: (db: DataSource, metrics: DeliveryMetrics) => {
             health.probeWith(() => db.query('SELECT 1'));
-            health.watchConnections((db.driver as unknown as { master: EventEmitter }).master);
+            health.watchConnections(connectionPoolOf(db)!);
             return new DeliveryRecorder(db, metrics, ENGINE_TUNING.recorder, health);
           },
           inject: [DataSource, DeliveryMetrics],

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
+import { connectionPoolOf } from './connection-pool';
 
 /**
  * Runs a statement as a named prepared statement of `pg`: each connection parses and plans it
@@ -18,7 +18,7 @@ export async function preparedQuery<Row>(
   text: string,
   values: unknown[],
 ): Promise<Row[]> {
-  const pool = (dataSource.driver as unknown as { master: Pool }).master;
+  const pool = connectionPoolOf(dataSource)!;
   const name = statementName(text);
   try {
     const result = await pool.query({ name, text, values });

@@ -1,12 +1,6 @@
+import { connectionPoolOf } from '@svc/event-store';
 import { Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-
-/** The parts of a pg Pool the metrics read (TypeORM's PostgreSQL driver keeps it as `master`). */
-interface PoolCounts {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
 
 /**
  * The app's PostgreSQL connection pool at each scrape: connections open and idle, callers
@@ -15,8 +9,7 @@ interface PoolCounts {
  */
 export class DatabasePoolMetrics {
   constructor(dataSource: DataSource, registry: Registry, maxConnections: number) {
-    const pool = (): PoolCounts | undefined =>
-      (dataSource.driver as unknown as { master?: PoolCounts }).master;
+    const pool = () => connectionPoolOf(dataSource);
     const connections = new Gauge({
       name: 'svc_database_pool_connections',
       help: 'PostgreSQL connections of the pool, by state (idle or in use).',

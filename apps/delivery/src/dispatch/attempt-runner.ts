@@ -59,7 +59,7 @@ export class AttemptRunner {
     private readonly recorder: DeliveryRecorder,
     private readonly metrics: DeliveryMetrics,
     private readonly policy: AttemptPolicy,
-    private readonly health: Pick<RecordingHealth, 'whenHealthy'>,
+    private readonly health: Pick<RecordingHealth, 'healthy' | 'whenHealthy'>,
   ) {}
 
   /**
@@ -71,7 +71,9 @@ export class AttemptRunner {
     // The last look before the POST, with every slot taken: the database may have gone away while
     // this attempt waited for them, and nothing is sent that could not be recorded (it waits, or
     // goes back with its message or to the schedule when the engine stops meanwhile).
-    await this.health.whenHealthy();
+    if (!this.health.healthy) {
+      await this.health.whenHealthy();
+    }
     const { attempt } = nextAttemptOf(order.before);
     return tracer.startActiveSpan(
       'webhook deliver',
