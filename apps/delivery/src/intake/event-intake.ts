@@ -33,6 +33,7 @@ import {
 } from '../operational-events/intake-source';
 import { IntakeBackPressure, MessageInHand } from './back-pressure';
 import { EventsInHand } from './events-in-hand';
+import { PulledMessages } from './pulled-messages';
 import { TenantSlotWaits } from './tenant-slot-waits';
 import { TenantWindow } from './tenant-window';
 import { DeadLetterPark } from './dead-letter';
@@ -99,6 +100,12 @@ export interface IntakeRole {
   /** The main intake: whether a hot tenant's lane covers a message (acknowledged unhandled). */
   coveredByLane?: (tenantId: string, streamSeq: number) => boolean;
   /**
+   * The main intake, when a lane becomes known: how long to put a pulled message of its tenant
+   * back for, or null (ADR 0032: one from before the lane's start goes back, so that the pull
+   * behind it is not held up).
+   */
+  handBackOnLaneMs?: (tenantId: string, streamSeq: number) => number | null;
+  /**
    * How long to put a message back for instead of handling it now, or null: a closing lane's
    * message after its end, or, in the main intake, a laned tenant's message from before its lane
    * while that tenant already holds its share of the intake (ADR 0032).
@@ -160,14 +167,13 @@ export class EventIntake {
   /** The tenants of the last messages taken: who crowds the intake (ADR 0032). */
   private readonly recentTenants: TenantWindow;
   private lastPullMostlySkipped = false;
-  /** Waiting on JetStream for the next message (or for a pull to be answered). */
-  private awaitingMessages = true;
-  private lastPulledPublishedAt = 0;
-  /** Pulled, not skipped, not yet taken into hand: in order, kept in progress meanwhile. */
-  private readonly pulled: { message: JsMsg; tenantId: string | null; publishedAt: number }[] = [];
+  /** The last message pulled: when it was published, and how many were behind it then. */
+  private lastPulled = { publishedAt: 0, pendingBehind: 0 };
+  /** Pulled, not skipped, not yet taken into hand: kept in progress meanwhile. */
+  private readonly pulled: PulledMessages<JsMsg>;
   private wakeTakerFn: (() => void) | undefined;
   private readonly whenPulledTaken: (() => void)[] = [];
-  /** The fan-out going on for each tenant: one at a time per tenant (see `takeWhileRunning`). */
+  /** The fan-out going on for each tenant: one at a time per tenant (see `tenantMayTake`). */
   private readonly fanningOutByTenant = new Map<string, Promise<void>>();
   private readonly slotWaits = new TenantSlotWaits();
   private inProgress: NodeJS.Timeout | undefined;
@@ -198,6 +204,7 @@ export class EventIntake {
     this.kind = role.kind ?? (role.source === 'operational' ? 'operational' : 'main');
     this.recentTenants = new TenantWindow(options.tenantWindow);
     this.slotClass = this.kind === 'lane' ? 'lane' : 'main';
+    this.pulled = new PulledMessages((tenantId) => this.tenantMayTake(tenantId));
   }
 
   start(): Promise<void> {
@@ -221,7 +228,7 @@ export class EventIntake {
     this.batch?.stop();
     await this.loop;
     clearInterval(this.inProgress);
-    for (const waiting of this.pulled.splice(0)) {
+    for (const waiting of this.pulled.takeAll()) {
       waiting.message.nak();
     }
     await Promise.allSettled([...this.inFlight]);
@@ -241,21 +248,66 @@ export class EventIntake {
   }
 
   /**
-   * How far behind the stream this intake is: how long ago the oldest message it pulled and has
-   * not yet taken was published; else, while it pulls (not waiting for JetStream), how long ago
-   * the last one was; 0 while it waits for messages. Lanes yield to the main intake while it is
-   * behind (ADR 0032).
+   * How far behind the stream this intake is: how long ago the oldest message it pulled that may
+   * be taken now was published (one waiting for its tenant's earlier message waits for that
+   * tenant, not for the engine); else, while JetStream had messages behind the last one it
+   * pulled (its consumer's pending count, delivered with each message), how long ago that one
+   * was published; else 0, caught up. Lanes yield to the main intake while it is behind
+   * (ADR 0032).
    */
   lagMs(): number {
-    const oldest = this.pulled[0];
+    const oldest = this.pulled.peekNext();
     if (oldest) {
       return Math.max(0, Date.now() - oldest.publishedAt);
     }
-    return this.awaitingMessages ? 0 : Math.max(0, Date.now() - this.lastPulledPublishedAt);
+    const { publishedAt, pendingBehind } = this.lastPulled;
+    return pendingBehind > 0 ? Math.max(0, Date.now() - publishedAt) : 0;
   }
 
-  get messagesInHand(): number {
-    return this.backPressure.messagesInHand;
+  /** Messages taken into hand, and pulled ones waiting to be taken: what it holds of its consumer. */
+  get messagesHeld(): number {
+    return this.backPressure.messagesInHand + this.pulled.size;
+  }
+
+  /**
+   * A lane just became known (ADR 0032). The pulled messages it covers are skipped now, as they
+   * would have been had it been known when they were pulled, rather than handled by this intake
+   * and the lane both. Its tenant's from before its start are put back for a moment: taken one
+   * at a time (one fan-out per tenant), they held up the next pull, and with it every other
+   * tenant's events behind them in the stream, for up to a second on a busy machine.
+   */
+  passOverCovered(): void {
+    const { coveredByLane, handBackOnLaneMs } = this.role;
+    if (!coveredByLane || this.pulled.size === 0) {
+      return;
+    }
+    const putBack = new Map<JsMsg, number>();
+    const covered = new Set<JsMsg>();
+    this.pulled.takeWhere(({ tenantId, message }) => {
+      if (tenantId === null) {
+        return false;
+      }
+      if (coveredByLane(tenantId, message.seq)) {
+        covered.add(message);
+        return true;
+      }
+      const delayMs = handBackOnLaneMs?.(tenantId, message.seq) ?? null;
+      if (delayMs !== null) {
+        putBack.set(message, delayMs);
+      }
+      return delayMs !== null;
+    });
+    for (const message of covered) {
+      message.ack();
+      this.deps.metrics.messagesSkipped.inc();
+    }
+    for (const [message, delayMs] of putBack) {
+      message.nak(delayMs);
+    }
+    if (covered.size + putBack.size > 0) {
+      // The taking loop looks again, and wakes the pulling loop if nothing is left.
+      this.wakeTaker();
+    }
   }
 
   /** A lane's part of the engine's concurrency changes as lanes open and close. */
@@ -265,8 +317,8 @@ export class EventIntake {
 
   /**
    * Pulls messages, skips at once those a lane covers (they take no room), and leaves the others
-   * to the taking loop in their order. The next pull waits until every message pulled was taken
-   * and there is room in hand; it asks for as many as there is room for, at most `pullBatch`
+   * to the taking loop. The next pull waits until every message pulled was taken and there is
+   * room in hand; it asks for as many as there is room for, at most `pullBatch`
    * (JetStream's `consume()` would keep pulling as messages arrive, whether or not they can be
    * handled, up to the consumer's max ack pending), or `skipPullBatch` while the last pull was
    * mostly skipped messages, so that the main intake passes a laned tenant's backlog in few
@@ -290,9 +342,7 @@ export class EventIntake {
         });
         const messages = this.batch[Symbol.asyncIterator]();
         for (;;) {
-          this.awaitingMessages = true;
           const next = await messages.next();
-          this.awaitingMessages = false;
           if (next.done) {
             break;
           }
@@ -323,7 +373,6 @@ export class EventIntake {
         }).catch(() => undefined);
       } finally {
         this.batch = undefined;
-        this.awaitingMessages = true;
       }
       this.lastPullMostlySkipped = counts.skipped * 2 > counts.pulled;
     }
@@ -335,7 +384,7 @@ export class EventIntake {
    */
   private sort(message: JsMsg): boolean {
     const publishedAt = message.time.getTime();
-    this.lastPulledPublishedAt = publishedAt;
+    this.lastPulled = { publishedAt, pendingBehind: message.info.pending };
     if (this.stopping) {
       message.nak();
       return false;
@@ -363,10 +412,14 @@ export class EventIntake {
     return false;
   }
 
-  /** Takes the pulled messages into hand, in order, as room allows. */
+  /**
+   * Takes the pulled messages into hand as room allows: the first whose tenant may take one
+   * (PulledMessages, `tenantMayTake`), so that each tenant's messages go in their order and none
+   * waits for another tenant's.
+   */
   private async takeWhileRunning(): Promise<void> {
     while (!this.stopping) {
-      if (this.pulled.length === 0) {
+      if (this.pulled.size === 0) {
         this.pulledDrained();
         await new Promise<void>((resolve) => (this.wakeTakerFn = resolve));
         continue;
@@ -377,34 +430,20 @@ export class EventIntake {
         );
       }
       await this.backPressure.roomForNext();
-      // A tenant's next message waits for its last one's fan-out (the stored-body check and its
-      // endpoints), as every message did before fan-outs ran side by side; other tenants'
-      // messages fan out beside it. Several fan-outs of one tenant at once took its messages in
-      // faster than its endpoints' slots freed: at one hot endpoint, a fifth of its deliveries
-      // waited past the busy delay and went to the schedule (346 -> 112 deliveries/s).
-      const head = this.pulled[0];
-      const fanning =
-        head?.tenantId != null ? this.fanningOutByTenant.get(head.tenantId) : undefined;
-      if (fanning) {
-        await this.backPressure.waiting(fanning);
+      const next = this.pulled.takeNext();
+      if (!next) {
+        // Every pulled message waits for its tenant's earlier one: the next may come from a
+        // fan-out or a slot wait ending.
+        await this.backPressure.waiting(
+          Promise.race([
+            new Promise<void>((resolve) => (this.wakeTakerFn = resolve)),
+            this.slotWaits.anyEnded(),
+          ]),
+        );
         continue;
       }
-      // Nor is it taken while enough of the tenant's deliveries wait for their endpoint's slot:
-      // the stored-body check is faster than a hot endpoint, and deliveries taken in faster than
-      // its slots free wait past the busy delay and go to the schedule (a hot endpoint answering
-      // in 6 ms: 144/s with 1,250 deferrals per 10,000).
-      if (
-        head?.tenantId != null &&
-        this.slotWaits.of(head.tenantId) >= this.options.maxSlotWaitsPerTenant
-      ) {
-        await this.backPressure.waiting(this.slotWaits.anyEnded());
-        continue;
-      }
-      const next = this.pulled.shift();
-      if (this.stopping || !next) {
-        if (next) {
-          next.message.nak();
-        }
+      if (this.stopping) {
+        next.message.nak();
         continue;
       }
       this.deps.metrics.intakeWait.observe(
@@ -416,6 +455,22 @@ export class EventIntake {
     this.pulledDrained();
   }
 
+  /**
+   * Whether a tenant's next message may be taken now. Not while its last one fans out (the
+   * stored-body check and its endpoints), as every message did before fan-outs ran side by side:
+   * several fan-outs of one tenant at once took its messages in faster than its endpoints' slots
+   * freed (at one hot endpoint a fifth of its deliveries waited past the busy delay and went to
+   * the schedule, 346 -> 112 deliveries/s). Nor while enough of its deliveries wait for their
+   * endpoint's slot: the stored-body check is faster than a hot endpoint (144/s with 1,250
+   * deferrals per 10,000 at one answering in 6 ms).
+   */
+  private tenantMayTake(tenantId: string): boolean {
+    return (
+      !this.fanningOutByTenant.has(tenantId) &&
+      this.slotWaits.of(tenantId) < this.options.maxSlotWaitsPerTenant
+    );
+  }
+
   private wakeTaker(): void {
     const wake = this.wakeTakerFn;
     this.wakeTakerFn = undefined;
@@ -424,7 +479,7 @@ export class EventIntake {
 
   /** Resolves once every pulled message was taken (or the intake stops). */
   private untilPulledTaken(): Promise<void> {
-    if (this.pulled.length === 0 || this.stopping) {
+    if (this.pulled.size === 0 || this.stopping) {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => this.whenPulledTaken.push(resolve));
@@ -452,6 +507,7 @@ export class EventIntake {
       void fannedOut.then(() => {
         if (this.fanningOutByTenant.get(tenantId) === fannedOut) {
           this.fanningOutByTenant.delete(tenantId);
+          this.wakeTaker();
         }
       });
     }

@@ -23,6 +23,7 @@ import {
   laneDeliveryBudget,
   LaneProgress,
   lanePutsBack,
+  mainHandsBackOnLane,
   mainIntakeSkips,
   mainPutsBack,
   mayDeleteLane,
@@ -139,6 +140,17 @@ export class LaneManager {
       this.tuning.maxViewAgeMs,
     );
 
+  /** What the main intake does with a pulled message of a tenant whose lane it just learned of. */
+  readonly handBackOnLaneMs = (tenantId: string, streamSeq: number): number | null =>
+    mainHandsBackOnLane(
+      this.lanes.get(tenantId),
+      streamSeq,
+      Date.now() - this.viewReadAt,
+      this.tuning.maxViewAgeMs,
+    )
+      ? this.tuning.mainPutBackMs
+      : null;
+
   /**
    * The main intake's other question: put a laned tenant's message from before its lane back for
    * a moment, as the tenant already holds its share of the intake (lane-rules.ts)?
@@ -247,8 +259,8 @@ export class LaneManager {
     const { eventsStream, consumer } = this.deps.jetstream;
     const info = await jsm.consumers.info(eventsStream, consumer);
     // What the others wait behind: the messages not yet delivered, and those the main intake
-    // holds (a burst fills it before anything is pending).
-    const backlog = info.num_pending + main.messagesInHand;
+    // holds, in hand or pulled (a burst fills it before anything is pending).
+    const backlog = info.num_pending + main.messagesHeld;
     const decision = decideLane(hot, this.lanes, backlog, this.hotSettings);
     switch (decision.action) {
       case 'open':
@@ -314,6 +326,7 @@ export class LaneManager {
   private learn(lane: Lane): Promise<void> {
     return this.enqueue(() => {
       this.lanes = new Map(this.lanes).set(lane.tenantId, lane);
+      this.context?.main.passOverCovered();
       return Promise.resolve();
     });
   }
@@ -323,9 +336,13 @@ export class LaneManager {
     await this.enqueue(async () => {
       const readAt = Date.now();
       const lanes = await this.deps.registry.list();
+      const learned = lanes.some((lane) => !this.lanes.has(lane.tenantId));
       this.lanes = new Map(lanes.map((lane) => [lane.tenantId, lane]));
       this.viewReadAt = readAt;
       this.deps.metrics.lanesOpen.set(lanes.length);
+      if (learned) {
+        this.context?.main.passOverCovered();
+      }
     });
     // Apart from the view's updates: starting an intake takes requests to JetStream, and an
     // opening waits for the view.

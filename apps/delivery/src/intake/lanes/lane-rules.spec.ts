@@ -6,6 +6,7 @@ import {
   Lane,
   laneDeliveryBudget,
   lanePutsBack,
+  mainHandsBackOnLane,
   mainIntakeSkips,
   MainIntakeSnapshot,
   mainPutsBack,
@@ -152,6 +153,24 @@ describe('mainIntakeSkips: which messages the main intake acknowledges unhandled
 
   it('given a view of the lanes older than allowed, skips nothing: it may miss an end', () => {
     expect(mainIntakeSkips(openLane('ten_a', 1000), 5000, maxAge + 1, maxAge)).toBe(false);
+  });
+});
+
+describe('mainHandsBackOnLane: what the main intake puts back when it learns of a lane', () => {
+  const fresh = 500;
+  const maxAge = 10_000;
+
+  it("given an open lane known recently, puts back its tenant's messages from before its start", () => {
+    expect(mainHandsBackOnLane(openLane('ten_a', 1000), 999, fresh, maxAge)).toBe(true);
+    expect(mainHandsBackOnLane(openLane('ten_a', 1000), 1000, fresh, maxAge)).toBe(false);
+  });
+
+  it('given no lane, a closing lane or an old view, keeps them', () => {
+    expect(mainHandsBackOnLane(undefined, 999, fresh, maxAge)).toBe(false);
+    expect(
+      mainHandsBackOnLane(closingLane('ten_a', 1000, 2000, new Date()), 999, fresh, maxAge),
+    ).toBe(false);
+    expect(mainHandsBackOnLane(openLane('ten_a', 1000), 999, maxAge + 1, maxAge)).toBe(false);
   });
 });
 

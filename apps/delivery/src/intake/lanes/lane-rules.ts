@@ -138,6 +138,28 @@ export function mainIntakeSkips(
 }
 
 /**
+ * Whether the main intake puts a message it pulled and has not yet taken back for a moment when
+ * it learns of a lane (ADR 0032): one of the lane's tenant from before the lane's start. The
+ * main intake takes a tenant's messages one at a time and pulls again once it has taken every
+ * one, so the few of the hot tenant it held would hold up the other tenants' events behind them
+ * in the stream. Put back, they come back to the main intake and are handled then. Only for an
+ * open lane known recently (a closing lane's tenant is the main intake's again).
+ */
+export function mainHandsBackOnLane(
+  lane: Lane | undefined,
+  streamSeq: number,
+  viewAgeMs: number,
+  maxViewAgeMs: number,
+): boolean {
+  return (
+    lane !== undefined &&
+    lane.endSeq === null &&
+    viewAgeMs <= maxViewAgeMs &&
+    streamSeq < lane.startSeq
+  );
+}
+
+/**
  * Whether a closing lane puts a message back for later instead of handling it now: one after the
  * lane's end, delivered to the lane for the first time. The main intake handles it; the lane
  * handles it when it comes back, in case an engine that had not yet learned of the closing
