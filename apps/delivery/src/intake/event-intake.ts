@@ -168,7 +168,8 @@ export class EventIntake {
   private readonly recentTenants: TenantWindow;
   private lastPullMostlySkipped = false;
   /** The last message pulled: when it was published, and how many were behind it then. */
-  private lastPulled = { publishedAt: 0, pendingBehind: 0 };
+  private lastPulledPublishedAt = 0;
+  private lastPulledPendingBehind = 0;
   /** Pulled, not skipped, not yet taken into hand: kept in progress meanwhile. */
   private readonly pulled: PulledMessages<JsMsg>;
   private wakeTakerFn: (() => void) | undefined;
@@ -260,8 +261,9 @@ export class EventIntake {
     if (oldest) {
       return Math.max(0, Date.now() - oldest.publishedAt);
     }
-    const { publishedAt, pendingBehind } = this.lastPulled;
-    return pendingBehind > 0 ? Math.max(0, Date.now() - publishedAt) : 0;
+    return this.lastPulledPendingBehind > 0
+      ? Math.max(0, Date.now() - this.lastPulledPublishedAt)
+      : 0;
   }
 
   /** Messages taken into hand, and pulled ones waiting to be taken: what it holds of its consumer. */
@@ -281,30 +283,24 @@ export class EventIntake {
     if (!coveredByLane || this.pulled.size === 0) {
       return;
     }
-    const putBack = new Map<JsMsg, number>();
-    const covered = new Set<JsMsg>();
+    let changed = false;
     this.pulled.takeWhere(({ tenantId, message }) => {
       if (tenantId === null) {
         return false;
       }
       if (coveredByLane(tenantId, message.seq)) {
-        covered.add(message);
-        return true;
+        message.ack();
+        this.deps.metrics.messagesSkipped.inc();
+        return (changed = true);
       }
       const delayMs = handBackOnLaneMs?.(tenantId, message.seq) ?? null;
-      if (delayMs !== null) {
-        putBack.set(message, delayMs);
+      if (delayMs === null) {
+        return false;
       }
-      return delayMs !== null;
-    });
-    for (const message of covered) {
-      message.ack();
-      this.deps.metrics.messagesSkipped.inc();
-    }
-    for (const [message, delayMs] of putBack) {
       message.nak(delayMs);
-    }
-    if (covered.size + putBack.size > 0) {
+      return (changed = true);
+    });
+    if (changed) {
       // The taking loop looks again, and wakes the pulling loop if nothing is left.
       this.wakeTaker();
     }
@@ -384,7 +380,8 @@ export class EventIntake {
    */
   private sort(message: JsMsg): boolean {
     const publishedAt = message.time.getTime();
-    this.lastPulled = { publishedAt, pendingBehind: message.info.pending };
+    this.lastPulledPublishedAt = publishedAt;
+    this.lastPulledPendingBehind = message.info.pending;
     if (this.stopping) {
       message.nak();
       return false;
