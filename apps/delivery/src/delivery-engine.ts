@@ -126,7 +126,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     // The main intake acknowledges, unhandled, what a hot tenant's lane covers (ADR 0032).
     this.intake = this.intakeFactory.create(consumer, js, {
       coveredByLane: this.lanes.coveredByLane,
-      handBackOnLaneMs: this.lanes.handBackOnLaneMs,
+      pullsPast: this.lanes.pullsPast,
       putBackMs: this.lanes.mainPutsBackMs,
     });
     if (this.stopping.signal.aborted) {

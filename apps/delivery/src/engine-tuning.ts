@@ -124,10 +124,9 @@ export const ENGINE_TUNING = {
     putBackMs: 5000,
     /**
      * A message the main intake puts back comes back after this: one of a tenant whose lane is
-     * being opened (a few milliseconds), a laned tenant's from before its lane while the tenant
-     * holds its share already (its deliveries in hand have finished by then), or one it had pulled
-     * and not yet taken when it learned of its tenant's lane; the main intake's room and its next
-     * pull go to the other tenants meanwhile.
+     * being opened (a few milliseconds), or a laned tenant's from before its lane while the tenant
+     * holds its share already (its deliveries in hand have finished by then); the main intake's
+     * room goes to the other tenants meanwhile.
      */
     mainPutBackMs: 250,
     /** How often lane consumers without a registry row (an engine stopped mid-close) are deleted. */

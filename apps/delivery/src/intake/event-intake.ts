@@ -33,16 +33,17 @@ import {
 } from '../operational-events/intake-source';
 import { IntakeBackPressure, MessageInHand } from './back-pressure';
 import { EventsInHand } from './events-in-hand';
-import { PulledMessages } from './pulled-messages';
+import { PulledMessages, WaitingMessage } from './pulled-messages';
+import { RepliesInOneWrite } from './replies-in-one-write';
 import { TenantSlotWaits } from './tenant-slot-waits';
 import { TenantWindow } from './tenant-window';
 import { DeadLetterPark } from './dead-letter';
 
 /**
- * Skipped messages in a row before the pulling loop lets the event loop run other work: a pull
+ * How long the pulling loop skips messages before it lets the event loop run other work: a pull
  * of a thousand skipped messages would otherwise hold it for tens of milliseconds.
  */
-const SKIPS_BETWEEN_YIELDS = 64;
+const SKIPPING_SLICE_MS = 10;
 
 export interface IntakeOptions {
   /** Messages handled at once; also how many the consumer asks JetStream for. */
@@ -100,11 +101,10 @@ export interface IntakeRole {
   /** The main intake: whether a hot tenant's lane covers a message (acknowledged unhandled). */
   coveredByLane?: (tenantId: string, streamSeq: number) => boolean;
   /**
-   * The main intake, when a lane becomes known: how long to put a pulled message of its tenant
-   * back for, or null (ADR 0032: one from before the lane's start goes back, so that the pull
-   * behind it is not held up).
+   * The main intake: whether a pulled message is one of a laned tenant's from before its lane,
+   * which neither holds up the next pull nor counts as the intake being behind (ADR 0032).
    */
-  handBackOnLaneMs?: (tenantId: string, streamSeq: number) => number | null;
+  pullsPast?: (tenantId: string, streamSeq: number) => boolean;
   /**
    * How long to put a message back for instead of handling it now, or null: a closing lane's
    * message after its end, or, in the main intake, a laned tenant's message from before its lane
@@ -172,6 +172,8 @@ export class EventIntake {
   private lastPulledPendingBehind = 0;
   /** Pulled, not skipped, not yet taken into hand: kept in progress meanwhile. */
   private readonly pulled: PulledMessages<JsMsg>;
+  /** The answers to messages skipped or put back as they were pulled: see RepliesInOneWrite. */
+  private readonly passedOver = new RepliesInOneWrite();
   private wakeTakerFn: (() => void) | undefined;
   private readonly whenPulledTaken: (() => void)[] = [];
   /** The fan-out going on for each tenant: one at a time per tenant (see `tenantMayTake`). */
@@ -228,6 +230,7 @@ export class EventIntake {
     this.pulledDrained();
     this.batch?.stop();
     await this.loop;
+    this.passedOver.sendAll();
     clearInterval(this.inProgress);
     for (const waiting of this.pulled.takeAll()) {
       waiting.message.nak();
@@ -257,7 +260,7 @@ export class EventIntake {
    * (ADR 0032).
    */
   lagMs(): number {
-    const oldest = this.pulled.peekNext();
+    const oldest = this.pulled.peekNext(this.holdsUpPull);
     if (oldest) {
       return Math.max(0, Date.now() - oldest.publishedAt);
     }
@@ -274,12 +277,11 @@ export class EventIntake {
   /**
    * A lane just became known (ADR 0032). The pulled messages it covers are skipped now, as they
    * would have been had it been known when they were pulled, rather than handled by this intake
-   * and the lane both. Its tenant's from before its start are put back for a moment: taken one
-   * at a time (one fan-out per tenant), they held up the next pull, and with it every other
-   * tenant's events behind them in the stream, for up to a second on a busy machine.
+   * and the lane both; its tenant's from before its start no longer hold up the next pull
+   * (`IntakeRole.pullsPast`).
    */
   passOverCovered(): void {
-    const { coveredByLane, handBackOnLaneMs } = this.role;
+    const { coveredByLane } = this.role;
     if (!coveredByLane || this.pulled.size === 0) {
       return;
     }
@@ -293,17 +295,13 @@ export class EventIntake {
         this.deps.metrics.messagesSkipped.inc();
         return (changed = true);
       }
-      const delayMs = handBackOnLaneMs?.(tenantId, message.seq) ?? null;
-      if (delayMs === null) {
-        return false;
-      }
-      message.nak(delayMs);
-      return (changed = true);
+      return false;
     });
     if (changed) {
       // The taking loop looks again, and wakes the pulling loop if nothing is left.
       this.wakeTaker();
     }
+    this.pulledDrained();
   }
 
   /** A lane's part of the engine's concurrency changes as lanes open and close. */
@@ -331,6 +329,7 @@ export class EventIntake {
         ? this.options.skipPullBatch
         : Math.max(1, Math.min(this.options.pullBatch, this.backPressure.messageRoom));
       const counts = { pulled: 0, skipped: 0 };
+      let sliceStartedAt = performance.now();
       try {
         this.batch = await this.deps.consumer.fetch({
           max_messages: size,
@@ -347,8 +346,9 @@ export class EventIntake {
             counts.skipped += 1;
             // Skipped messages are handled without a pause: let the rest of the engine (the
             // other tenants' attempts) in between, every so many.
-            if (counts.skipped % SKIPS_BETWEEN_YIELDS === 0) {
+            if (performance.now() - sliceStartedAt >= SKIPPING_SLICE_MS) {
               await new Promise<void>((resolve) => setImmediate(resolve));
+              sliceStartedAt = performance.now();
             }
           }
         }
@@ -388,7 +388,7 @@ export class EventIntake {
     }
     const tenantId = this.tenantOf(message);
     if (tenantId !== null && this.role.coveredByLane?.(tenantId, message.seq)) {
-      message.ack();
+      this.passedOver.add(() => message.ack());
       this.deps.metrics.messagesSkipped.inc();
       return true;
     }
@@ -401,7 +401,7 @@ export class EventIntake {
           tenantId === null ? 0 : (this.deliveriesByTenant.get(tenantId) ?? 0),
       }) ?? null;
     if (putBackMs !== null) {
-      message.nak(putBackMs);
+      this.passedOver.add(() => message.nak(putBackMs));
       return false;
     }
     this.pulled.push({ message, tenantId, publishedAt });
@@ -428,6 +428,7 @@ export class EventIntake {
       }
       await this.backPressure.roomForNext();
       const next = this.pulled.takeNext();
+      this.pulledDrained();
       if (!next) {
         // Every pulled message waits for its tenant's earlier one: the next may come from a
         // fan-out or a slot wait ending.
@@ -474,16 +475,31 @@ export class EventIntake {
     wake?.();
   }
 
-  /** Resolves once every pulled message was taken (or the intake stops). */
+  /**
+   * Resolves once every pulled message that holds up the next pull was taken (or the intake
+   * stops). A laned tenant's messages from before its lane do not (ADR 0032): they are few (those
+   * pulled before the lane was known), taken one at a time, and every other tenant's events wait
+   * behind the next pull in the stream.
+   */
   private untilPulledTaken(): Promise<void> {
-    if (this.pulled.size === 0 || this.stopping) {
+    if (!this.pullHeldUp() || this.stopping) {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => this.whenPulledTaken.push(resolve));
   }
 
+  private pullHeldUp(): boolean {
+    return this.pulled.some(this.holdsUpPull);
+  }
+
+  private readonly holdsUpPull = ({ tenantId, message }: WaitingMessage<JsMsg>): boolean =>
+    tenantId === null || !this.role.pullsPast?.(tenantId, message.seq);
+
+  /** Wakes the pulling loop if nothing pulled holds it up any longer. */
   private pulledDrained(): void {
-    this.whenPulledTaken.splice(0).forEach((wake) => wake());
+    if (this.whenPulledTaken.length > 0 && (this.stopping || !this.pullHeldUp())) {
+      this.whenPulledTaken.splice(0).forEach((wake) => wake());
+    }
   }
 
   private tenantOf(message: JsMsg): string | null {

@@ -26,6 +26,17 @@ describe('PulledMessages', () => {
     expect(pulled.size).toBe(4);
   });
 
+  it('looks only among the messages it is asked about, leaving them all in place', () => {
+    const pulled = pulledOf(['ten_a', 'ten_b', 'ten_c'], new Set(['ten_c']));
+    const notA = ({ tenantId }: { tenantId: string | null }) => tenantId !== 'ten_a';
+
+    expect(pulled.peekNext(notA)?.message).toBe(1);
+    expect(pulled.peekNext(({ tenantId }) => tenantId === 'ten_c')).toBeUndefined();
+    expect(pulled.some(({ tenantId }) => tenantId === 'ten_c')).toBe(true);
+    expect(pulled.some(({ tenantId }) => tenantId === 'ten_d')).toBe(false);
+    expect(pulled.size).toBe(3);
+  });
+
   it("keeps each tenant's messages in their order once it may take again", () => {
     const busy = new Set(['ten_a']);
     const pulled = pulledOf(['ten_a', 'ten_b', 'ten_a', 'ten_b'], busy);

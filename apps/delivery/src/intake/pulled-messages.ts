@@ -28,9 +28,9 @@ export class PulledMessages<M> {
     this.waiting.push(message);
   }
 
-  /** The first message that may be taken now, without taking it. */
-  peekNext(): WaitingMessage<M> | undefined {
-    const index = this.indexOfNext();
+  /** The first message that may be taken now (of those `among` says, if given), without taking it. */
+  peekNext(among?: (message: WaitingMessage<M>) => boolean): WaitingMessage<M> | undefined {
+    const index = this.indexOfNext(among);
     return index === -1 ? undefined : this.waiting[index];
   }
 
@@ -61,15 +61,22 @@ export class PulledMessages<M> {
     return this.waiting.splice(0);
   }
 
+  some(test: (message: WaitingMessage<M>) => boolean): boolean {
+    return this.waiting.some(test);
+  }
+
   forEach(each: (message: WaitingMessage<M>) => void): void {
     this.waiting.forEach(each);
   }
 
-  private indexOfNext(): number {
+  private indexOfNext(among?: (message: WaitingMessage<M>) => boolean): number {
     // Tenants already found waiting: each is asked once per look, however many of its messages.
     let waitingTenants: Set<string> | undefined;
     for (let index = 0; index < this.waiting.length; index += 1) {
       const { tenantId } = this.waiting[index];
+      if (among && !among(this.waiting[index])) {
+        continue;
+      }
       if (tenantId === null) {
         return index;
       }

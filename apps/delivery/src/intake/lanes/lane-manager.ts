@@ -23,8 +23,8 @@ import {
   laneDeliveryBudget,
   LaneProgress,
   lanePutsBack,
-  mainHandsBackOnLane,
   mainIntakeSkips,
+  mainPullsPast,
   mainPutsBack,
   mayDeleteLane,
   shouldCloseLane,
@@ -140,16 +140,14 @@ export class LaneManager {
       this.tuning.maxViewAgeMs,
     );
 
-  /** What the main intake does with a pulled message of a tenant whose lane it just learned of. */
-  readonly handBackOnLaneMs = (tenantId: string, streamSeq: number): number | null =>
-    mainHandsBackOnLane(
+  /** The main intake: does a pulled message not hold up the next pull (lane-rules.ts)? */
+  readonly pullsPast = (tenantId: string, streamSeq: number): boolean =>
+    mainPullsPast(
       this.lanes.get(tenantId),
       streamSeq,
       Date.now() - this.viewReadAt,
       this.tuning.maxViewAgeMs,
-    )
-      ? this.tuning.mainPutBackMs
-      : null;
+    );
 
   /**
    * The main intake's other question: put a laned tenant's message from before its lane back for

@@ -6,7 +6,7 @@ import {
   Lane,
   laneDeliveryBudget,
   lanePutsBack,
-  mainHandsBackOnLane,
+  mainPullsPast,
   mainIntakeSkips,
   MainIntakeSnapshot,
   mainPutsBack,
@@ -156,21 +156,21 @@ describe('mainIntakeSkips: which messages the main intake acknowledges unhandled
   });
 });
 
-describe('mainHandsBackOnLane: what the main intake puts back when it learns of a lane', () => {
+describe("mainPullsPast: what does not hold up the main intake's next pull", () => {
   const fresh = 500;
   const maxAge = 10_000;
 
-  it("given an open lane known recently, puts back its tenant's messages from before its start", () => {
-    expect(mainHandsBackOnLane(openLane('ten_a', 1000), 999, fresh, maxAge)).toBe(true);
-    expect(mainHandsBackOnLane(openLane('ten_a', 1000), 1000, fresh, maxAge)).toBe(false);
+  it("given an open lane known recently, pulls past its tenant's messages from before its start", () => {
+    expect(mainPullsPast(openLane('ten_a', 1000), 999, fresh, maxAge)).toBe(true);
+    expect(mainPullsPast(openLane('ten_a', 1000), 1000, fresh, maxAge)).toBe(false);
   });
 
-  it('given no lane, a closing lane or an old view, keeps them', () => {
-    expect(mainHandsBackOnLane(undefined, 999, fresh, maxAge)).toBe(false);
-    expect(
-      mainHandsBackOnLane(closingLane('ten_a', 1000, 2000, new Date()), 999, fresh, maxAge),
-    ).toBe(false);
-    expect(mainHandsBackOnLane(openLane('ten_a', 1000), 999, maxAge + 1, maxAge)).toBe(false);
+  it('given no lane, a closing lane or an old view, waits for them', () => {
+    expect(mainPullsPast(undefined, 999, fresh, maxAge)).toBe(false);
+    expect(mainPullsPast(closingLane('ten_a', 1000, 2000, new Date()), 999, fresh, maxAge)).toBe(
+      false,
+    );
+    expect(mainPullsPast(openLane('ten_a', 1000), 999, maxAge + 1, maxAge)).toBe(false);
   });
 });
 

@@ -138,14 +138,14 @@ export function mainIntakeSkips(
 }
 
 /**
- * Whether the main intake puts a message it pulled and has not yet taken back for a moment when
- * it learns of a lane (ADR 0032): one of the lane's tenant from before the lane's start. The
- * main intake takes a tenant's messages one at a time and pulls again once it has taken every
- * one, so the few of the hot tenant it held would hold up the other tenants' events behind them
- * in the stream. Put back, they come back to the main intake and are handled then. Only for an
- * open lane known recently (a closing lane's tenant is the main intake's again).
+ * Whether a message the main intake pulled is one of a laned tenant's from before its lane
+ * (ADR 0032): those pulled before the lane was known, which the main intake handles. They do not
+ * hold up its next pull, nor count as it being behind: it takes a tenant's messages one at a
+ * time, so the few of the hot tenant it held would otherwise hold up the other tenants' events
+ * behind them in the stream, and the lanes would yield to them. Only for an open lane known
+ * recently (a closing lane's tenant is the main intake's again).
  */
-export function mainHandsBackOnLane(
+export function mainPullsPast(
   lane: Lane | undefined,
   streamSeq: number,
   viewAgeMs: number,
