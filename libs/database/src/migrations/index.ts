@@ -10,6 +10,7 @@ import { OperationalEventsOutbox1764000100000 } from './1764000100000-operationa
 import { DeliveriesByEndpointAndTime1764000200000 } from './1764000200000-deliveries-by-endpoint-and-time';
 import { EndpointRateWindows1764000300000 } from './1764000300000-endpoint-rate-windows';
 import { IntakeLanes1764000500000 } from './1764000500000-intake-lanes';
+import { OpenIntakeLaneFunction1764000600000 } from './1764000600000-open-intake-lane-function';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   DeliveriesByEndpointAndTime1764000200000,
   EndpointRateWindows1764000300000,
   IntakeLanes1764000500000,
+  OpenIntakeLaneFunction1764000600000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -46,34 +46,18 @@ export class LaneRegistry {
 
   /**
    * Opens a lane for the tenant unless it has one (then that one is returned, `opened: false`) or
-   * `maxLanes` are open (null).
+   * `maxLanes` are open (null). One statement: `open_intake_lane` (migration 1764000600000) takes
+   * the opening lock, so the count and the new row are one decision across engines.
    */
   async open(
     lane: { tenantId: string; consumerName: string; startSeq: number },
     maxLanes: number,
   ): Promise<{ lane: Lane; opened: boolean } | null> {
-    return this.db.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1)', [LANE_OPENING_LOCK]);
-      const [existing]: LaneRow[] = await manager.query(
-        `SELECT ${COLUMNS} FROM intake_lanes WHERE tenant_id = $1`,
-        [lane.tenantId],
-      );
-      if (existing) {
-        return { lane: laneOf(existing), opened: false };
-      }
-      const [{ open }]: { open: number }[] = await manager.query(
-        'SELECT count(*)::int AS open FROM intake_lanes',
-      );
-      if (open >= maxLanes) {
-        return null;
-      }
-      const [inserted]: LaneRow[] = await manager.query(
-        `INSERT INTO intake_lanes (tenant_id, consumer_name, start_seq) VALUES ($1, $2, $3)
-         RETURNING ${COLUMNS}`,
-        [lane.tenantId, lane.consumerName, lane.startSeq],
-      );
-      return { lane: laneOf(inserted), opened: true };
-    });
+    const [row]: (LaneRow & { opened: boolean })[] = await this.db.query(
+      `SELECT ${COLUMNS}, opened FROM open_intake_lane($1, $2, $3, $4, $5)`,
+      [lane.tenantId, lane.consumerName, lane.startSeq, maxLanes, LANE_OPENING_LOCK],
+    );
+    return row ? { lane: laneOf(row), opened: row.opened } : null;
   }
 
   /**
