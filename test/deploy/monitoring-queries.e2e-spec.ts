@@ -45,10 +45,13 @@ function sampleValue(
 /**
  * What the delivery engine must have counted after exerciseDeliveryEngine(): one event to two
  * endpoints (one answers 200, the other 500 twice: a retry, then abandoned with
- * DELIVERY_MAX_ATTEMPTS=2, which degrades the endpoint) and one message that is not JSON.
+ * DELIVERY_MAX_ATTEMPTS=2, which degrades the endpoint) and one message that is not JSON. The
+ * abandonment and the degradation come back to the engine as operational events (ADR 0030) and
+ * are received too: four in all, once the outbox relay has published them. (Counted as two, the
+ * check passed only when the scrape came before the relay's turn.)
  */
 const ENGINE_AT_WORK: [metric: string, labels: Record<string, string>, value: number][] = [
-  ['svc_delivery_events_received_total', {}, 2],
+  ['svc_delivery_events_received_total', {}, 4],
   ['svc_delivery_events_rejected_total', { reason: 'invalid-json' }, 1],
   ['svc_delivery_attempts_total', { outcome: 'succeeded', error_kind: 'none' }, 1],
   ['svc_delivery_attempts_total', { outcome: 'failed', error_kind: 'http_status' }, 2],
