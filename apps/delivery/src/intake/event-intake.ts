@@ -253,8 +253,9 @@ export class EventIntake {
 
   /**
    * How far behind the stream this intake is: how long ago the oldest message it pulled that may
-   * be taken now was published (one waiting for its tenant's earlier message waits for that
-   * tenant, not for the engine); else, while JetStream had messages behind the last one it
+   * be taken now and holds up the next pull was published (one waiting for its tenant's earlier
+   * message waits for that tenant, not for the engine; a laned tenant's from before its lane is
+   * not the other tenants' wait); else, while JetStream had messages behind the last one it
    * pulled (its consumer's pending count, delivered with each message), how long ago that one
    * was published; else 0, caught up. Lanes yield to the main intake while it is behind
    * (ADR 0032).
@@ -345,7 +346,7 @@ export class EventIntake {
           if (this.sort(next.value)) {
             counts.skipped += 1;
             // Skipped messages are handled without a pause: let the rest of the engine (the
-            // other tenants' attempts) in between, every so many.
+            // other tenants' attempts) in between, every SKIPPING_SLICE_MS.
             if (performance.now() - sliceStartedAt >= SKIPPING_SLICE_MS) {
               await new Promise<void>((resolve) => setImmediate(resolve));
               sliceStartedAt = performance.now();
