@@ -286,19 +286,14 @@ export class EventIntake {
     if (!coveredByLane || this.pulled.size === 0) {
       return;
     }
-    let changed = false;
-    this.pulled.takeWhere(({ tenantId, message }) => {
-      if (tenantId === null) {
-        return false;
-      }
-      if (coveredByLane(tenantId, message.seq)) {
-        message.ack();
-        this.deps.metrics.messagesSkipped.inc();
-        return (changed = true);
-      }
-      return false;
-    });
-    if (changed) {
+    const covered = this.pulled.takeWhere(
+      ({ tenantId, message }) => tenantId !== null && coveredByLane(tenantId, message.seq),
+    );
+    for (const { message } of covered) {
+      message.ack();
+      this.deps.metrics.messagesSkipped.inc();
+    }
+    if (covered.length > 0) {
       // The taking loop looks again, and wakes the pulling loop if nothing is left.
       this.wakeTaker();
     }
