@@ -2,6 +2,7 @@ import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io
 import type { NatsConnection } from '@nats-io/nats-core';
 import { migrateDatabase, openDataSource } from '@svc/database';
 import { ApiKeysService } from '@svc/identity';
+import { operationalJetStreamNames } from '@svc/messaging';
 import { TenantsService } from '@svc/tenants';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
@@ -70,7 +71,9 @@ export async function dropDatabase(adminUrl: string, database: string): Promise<
 
 export async function deleteStreams(nc: NatsConnection, ns: BenchNamespace): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  for (const name of [ns.eventsStream, ns.deadLetterStream]) {
+  // The operational-events stream too: the engine makes it beside the events stream (ADR 0030).
+  const operational = operationalJetStreamNames(ns).stream;
+  for (const name of [ns.eventsStream, ns.deadLetterStream, operational]) {
     await jsm.streams.delete(name).catch((error: unknown) => {
       if (!(
         error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound

@@ -64,7 +64,9 @@ const FIXED_CONSUMER_FIELDS: readonly string[] = ['deliver_policy', 'ack_policy'
  * without more settings: `SVC_EVENTS` gives `SVC_OPS` (a name without the `_EVENTS` ending gets
  * `_OPS` appended), `svc-delivery` gives `svc-delivery-ops`.
  */
-export function operationalJetStreamNames(settings: JetStreamSettings): {
+export function operationalJetStreamNames(
+  settings: Pick<JetStreamSettings, 'eventsStream' | 'consumer'>,
+): {
   stream: string;
   consumer: string;
 } {
