@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { encodeTime, monotonicFactory } from 'ulid';
 
 /** Every identifier the service assigns is a type prefix plus a lowercase ULID (time-sortable). */
@@ -38,7 +38,8 @@ const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
  * their writes meet on one stream and the log's optimistic concurrency settles the race.
  */
 export function derivedId(prefix: IdPrefix, time: Date, parts: readonly string[]): string {
-  const digest = createHash('sha256').update(parts.join('\u0000')).digest();
+  // One-shot: no Hash object per delivery (one id is derived for each).
+  const digest = hash('sha256', parts.join('\u0000'), 'buffer');
   let random = '';
   for (let bit = 0; bit < 80; bit += 5) {
     const byte = bit >> 3;

@@ -118,12 +118,14 @@ export class AttemptRunner {
     }
     const now = new Date();
     const sentAt = Math.floor(now.getTime() / 1000);
+    // Encoded once: the bytes both signatures cover are the bytes sent.
+    const body = Buffer.from(order.body, 'utf8');
     this.metrics.inFlight.inc();
     try {
-      return await this.sender.post(order.endpoint.url, order.body, {
+      return await this.sender.post(order.endpoint.url, body, {
         'content-type': 'application/json',
         'user-agent': DELIVERY_USER_AGENT,
-        [DELIVERY_HEADERS.signature]: signatureHeaderValue(order.body, order.endpoint.secret),
+        [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, order.endpoint.secret),
         [DELIVERY_HEADERS.eventId]: order.identity.event_id,
         [DELIVERY_HEADERS.eventType]: order.identity.event_type,
         [DELIVERY_HEADERS.deliveryId]: order.identity.delivery_id,
@@ -138,7 +140,7 @@ export class AttemptRunner {
           signingSecretsOf(order.endpoint, now),
           order.identity.event_id,
           sentAt,
-          order.body,
+          body,
         ),
       });
     } finally {

@@ -50,7 +50,11 @@ export class HttpSender {
    * Through undici's dispatch API, not `request()`: the answer is read by an AttemptExchange as it
    * arrives, without a body stream, an AbortSignal and their promises per attempt (issue 18).
    */
-  post(url: string, body: string, headers: Record<string, string>): Promise<AttemptResult> {
+  post(
+    url: string,
+    body: Buffer | string,
+    headers: Record<string, string>,
+  ): Promise<AttemptResult> {
     return new Promise((resolve) => {
       const exchange = new AttemptExchange(this.options.timeoutMs, (result, error) => {
         if (error) {

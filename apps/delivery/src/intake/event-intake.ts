@@ -650,7 +650,9 @@ export class EventIntake {
 
   /** The envelope, or why the message is not one. */
   private accept(message: JsMsg): ValidEvent | Rejection {
-    const body = Buffer.from(message.data).toString('utf8');
+    // A view of the message's bytes, not a copy of them.
+    const { buffer, byteOffset, byteLength } = message.data;
+    const body = Buffer.from(buffer, byteOffset, byteLength).toString('utf8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
