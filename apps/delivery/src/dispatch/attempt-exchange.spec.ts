@@ -111,6 +111,7 @@ describe('AttemptExchange', () => {
 
   it('tells the tenant only "blocked address" and hands the detail to the caller', () => {
     const attempt = exchange();
+    attempt.onRequestStart(controller);
     const blocked = new BlockedAddressError('internal.example', ['10.0.0.5']);
     attempt.onResponseError(
       controller,
@@ -121,6 +122,8 @@ describe('AttemptExchange', () => {
       errorMessage: 'blocked address',
     });
     expect(outcomes[0].error).toBeInstanceOf(Error);
+    // undici ended that request itself: there is nothing left to abort.
+    expect(controller.aborted).toBe(false);
   });
 
   it('describes other errors with their causes', () => {

@@ -74,12 +74,20 @@ export class AttemptExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.fail(error);
+    // undici has ended the request itself: nothing to abort.
+    this.failed(error);
   }
 
+  /** Ends the attempt from outside undici (the deadline, a request that could not be made). */
   fail(error: unknown): void {
-    if (this.settle()) {
+    if (this.failed(error)) {
       this.controller?.abort(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Settles as failed; false if the attempt had its outcome already. */
+  private failed(error: unknown): boolean {
+    if (this.settle()) {
       this.done(
         {
           succeeded: false,
@@ -92,7 +100,9 @@ export class AttemptExchange implements Dispatcher.DispatchHandler {
         },
         error,
       );
+      return true;
     }
+    return false;
   }
 
   private answered(): void {
