@@ -294,9 +294,9 @@ export class EventIntake {
       this.deps.metrics.messagesSkipped.inc();
     }
     if (covered.length > 0) {
-      // The taking loop looks again, and wakes the pulling loop if nothing is left.
       this.wakeTaker();
     }
+    // The pulling loop goes on if what is left does not hold it up.
     this.pulledDrained();
   }
 
