@@ -273,6 +273,18 @@ describe('the operational events outbox', () => {
     ]);
   });
 
+  it('tells whether a row is due before it claims any: none, one waiting for its retry, one due', async () => {
+    const probe = relay();
+    expect(await probe.hasDueRows()).toBe(false);
+    const { id, state } = await registered();
+    await append(id, 1, decideDegrade({ deliveryId: newId('del') }, state, new Date()));
+    expect(await probe.hasDueRows()).toBe(true);
+    await db.dataSource.query(
+      "UPDATE operational_events_outbox SET publish_after = now() + interval '1 minute'",
+    );
+    expect(await probe.hasDueRows()).toBe(false);
+  });
+
   it('shares the outbox between relays: each row is published once, by one of them', async () => {
     const { id } = await registered();
     for (let index = 0; index < 30; index += 1) {
