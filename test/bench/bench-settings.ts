@@ -82,6 +82,8 @@ export interface BenchSettings {
     burstEvents: number;
     /** How long the idle engine is measured. */
     idleSeconds: number;
+    /** How long the floor process is measured at 200 events/s (0: not at all). */
+    floorSeconds: number;
   };
   /** Engine processes on one consumer in the replicas scenario (against one). */
   replicas: number;
@@ -199,6 +201,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
       seconds: integer(env, 'BENCH_COST_SECONDS', 60, 1),
       burstEvents: integer(env, 'BENCH_COST_BURST_EVENTS', 20_000, 1),
       idleSeconds: integer(env, 'BENCH_COST_IDLE_SECONDS', 10, 1),
+      floorSeconds: integer(env, 'BENCH_COST_FLOOR_SECONDS', 30, 0),
     },
     replicas: integer(env, 'BENCH_REPLICAS', 2, 2),
     postgresUrl: env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchEvents } from '../bench-events';
 import { dec, int, NamedRun, TargetCheck, TARGETS } from '../bench-report';
 import { EngineRunResult, measureEngineRun, publishPaced } from '../bench-runs';
+import { FloorAtRate, measureFloor } from '../delivery-floor';
 import { CpuMeter } from '../process-stats';
 import {
   burst,
@@ -69,7 +70,7 @@ function costOf(run: EngineRunResult, eventsPerSecond: number, peakRssMiB: numbe
  */
 export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
   const { settings, log } = kit;
-  const { rates, seconds, burstEvents, idleSeconds } = settings.cost;
+  const { rates, seconds, burstEvents, idleSeconds, floorSeconds } = settings.cost;
   const endpoints = PLATFORM_EVENT_TYPES.length;
   const receiver = await startReceiver(kit, endpoints);
   const stack = await Stack.prepare(kit, kit.name, receiver, {
@@ -98,6 +99,27 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
         `${dec(figures.postgresCpuSecondsPer1000)}, NATS ${dec(figures.natsCpuSecondsPer1000)} ` +
         `CPU s per 1,000; ${dec(figures.commitsPerDelivery)} commits per delivery; p50 ` +
         `${dec(figures.publishToReceiptMs.p50)} ms, p99 ${dec(figures.publishToReceiptMs.p99)} ms`,
+    );
+  }
+
+  // The floor beside the engine, in the same run: the machine's cost of a wakeup and a loopback
+  // write weighs on both, so their ratio travels between machines better than either figure.
+  let floor: FloorAtRate | null = null;
+  if (floorSeconds > 0 && rates.includes(COST_TARGETS.rate)) {
+    kit.cleanup.check();
+    log(`floor: ${COST_TARGETS.rate}/s for ${floorSeconds} s (floor-consumer.ts)`);
+    floor = await measureFloor(
+      kit,
+      receiver,
+      stack.ns.tag,
+      stack.tenantId,
+      stack.endpoints,
+      COST_TARGETS.rate,
+      floorSeconds,
+    );
+    log(
+      `floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
+        `${dec(floor.publishToReceiptMs.p50)} ms, p99 ${dec(floor.publishToReceiptMs.p99)} ms`,
     );
   }
 
@@ -168,6 +190,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
     idleEngineCores: idleCores.engine ?? NaN,
     idlePostgresCores: idleCores.postgres ?? NaN,
     idleCommitsPerSecond,
+    ...floorFigures(floor, at),
     headline: perRate
       .map(
         (rate) =>
@@ -179,11 +202,32 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
   return {
     description:
       `1 KB events at ${rates.join(', ')} events/s for ${seconds} s each, every event to one of ` +
-      `${endpoints} endpoints answering at once, then a burst of ${burstEvents} and ${idleSeconds} s idle`,
-    settings: { rates, seconds, burstEvents, idleSeconds, endpoints },
+      `${endpoints} endpoints answering at once, then a burst of ${burstEvents} and ${idleSeconds} s idle` +
+      (floorSeconds > 0
+        ? `; the floor process at ${COST_TARGETS.rate}/s for ${floorSeconds} s`
+        : ''),
+    settings: { rates, seconds, burstEvents, idleSeconds, floorSeconds, endpoints },
     figures,
     targets,
     engines,
     runs,
+  };
+}
+
+/** The floor's figures, and the engine's cost as a multiple of it at the same rate. */
+function floorFigures(
+  floor: FloorAtRate | null,
+  engine: CostAtRate | undefined,
+): ScenarioOutcome['figures'] {
+  if (!floor) {
+    return {};
+  }
+  const key = `floorAt${floor.eventsPerSecond}`;
+  return {
+    [`${key}CpuSecondsPer1000`]: floor.cpuSecondsPer1000,
+    [`${key}P99Ms`]: floor.publishToReceiptMs.p99,
+    [`engineToFloorAt${floor.eventsPerSecond}`]: engine
+      ? engine.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000
+      : NaN,
   };
 }

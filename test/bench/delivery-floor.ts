@@ -1,0 +1,109 @@
+import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { PLATFORM_EVENT_TYPES, SubjectScheme } from '@svc/contracts';
+import { EventPublisher } from '@svc/event-publisher';
+import { ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { BenchEvents } from './bench-events';
+import { publishBurst, publishPaced } from './bench-runs';
+import type { BenchEndpoint } from './bench-stack';
+import { cpuSecondsOf } from './process-stats';
+import type { ReceiverProcess } from './receiver-process';
+import type { ScenarioKit } from './scenarios/scenario-kit';
+
+/** What the floor process (floor-consumer.ts) cost at one paced rate. */
+export interface FloorAtRate {
+  eventsPerSecond: number;
+  deliveries: number;
+  cpuSecondsPer1000: number;
+  publishToReceiptMs: { p50: number; p99: number };
+}
+
+const WARM_UP_EVENTS = 400;
+
+/**
+ * Runs the floor process (floor-consumer.ts) at `rate` events per second for `seconds`, to the
+ * same receiver and endpoints as the engine, from a stream of its own, after a warm-up burst; its
+ * CPU per 1,000 deliveries is measured as the engine's is (/proc, every thread), from the first
+ * publish to the last delivery's arrival at the receiver.
+ */
+export async function measureFloor(
+  kit: ScenarioKit,
+  receiver: ReceiverProcess,
+  tag: string,
+  tenantId: string,
+  endpoints: BenchEndpoint[],
+  rate: number,
+  seconds: number,
+): Promise<FloorAtRate> {
+  const { nc, settings, cleanup } = kit;
+  const stream = `SVCBENCH_${tag}_FLOOR`;
+  const root = `svcbench_${tag}_floor`;
+  const consumer = `svcbench_${tag}_floor`;
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: stream, subjects: [`${root}.>`] });
+  // Deleted once measured; this undoes a run stopped half-way.
+  cleanup.add('floor stream', () => jsm.streams.delete(stream).catch(() => undefined));
+  await jsm.consumers.add(stream, { durable_name: consumer, ack_policy: AckPolicy.Explicit });
+  const byType = Object.fromEntries(
+    PLATFORM_EVENT_TYPES.map((type, index) => [type, endpoints[index]]),
+  );
+  const child = spawn(process.execPath, [resolve(__dirname, 'floor-consumer.js')], {
+    env: {
+      ...process.env,
+      NATS_URL: settings.natsUrl,
+      FLOOR_STREAM: stream,
+      FLOOR_CONSUMER: consumer,
+      FLOOR_CA_FILE: resolve(settings.repoRoot, 'test/fixtures/tls/ca.pem'),
+      FLOOR_CONNECTIONS: String(settings.perEndpoint),
+      FLOOR_ENDPOINTS: JSON.stringify(byType),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanup.add('floor process', () => stopped(child));
+  await ready(child);
+  const publisher = new EventPublisher(nc, new SubjectScheme(root));
+  const events = new BenchEvents(tenantId, settings.bodyBytes, PLATFORM_EVENT_TYPES);
+  const timeoutMs = settings.timeoutSeconds * 1000;
+
+  receiver.phase('floor warm-up');
+  await publishBurst(publisher, events, WARM_UP_EVENTS);
+  await receiver.reached(WARM_UP_EVENTS, timeoutMs);
+
+  const count = rate * seconds;
+  receiver.phase(`floor ${rate}/s`);
+  const cpuBefore = cpuSecondsOf(child.pid!);
+  await publishPaced(publisher, events, count, rate);
+  await receiver.reached(count, timeoutMs);
+  const cpuSeconds = cpuSecondsOf(child.pid!) - cpuBefore;
+  const stats = await receiver.stats();
+  await stopped(child);
+  await jsm.streams.delete(stream);
+  return {
+    eventsPerSecond: rate,
+    deliveries: count,
+    cpuSecondsPer1000: (cpuSeconds / count) * 1000,
+    publishToReceiptMs: { p50: stats.latencyMs.p50, p99: stats.latencyMs.p99 },
+  };
+}
+
+function ready(child: ChildProcess): Promise<void> {
+  return new Promise((done, fail) => {
+    child.once('exit', (code) => fail(new Error(`the floor process exited (${code})`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) {
+        done();
+      }
+    });
+  });
+}
+
+async function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
