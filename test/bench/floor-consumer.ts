@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     keepAliveTimeout: 30_000,
   });
   const nc = await connect({ servers: env.NATS_URL });
-  const consumer = await jetstream(nc).consumers.get(env.FLOOR_STREAM!, env.FLOOR_CONSUMER!);
+  const consumer = await jetstream(nc).consumers.get(env.FLOOR_STREAM!, env.FLOOR_CONSUMER);
   const messages = await consumer.consume({ max_messages: 32 });
   process.once('SIGTERM', () => {
     void messages.close().then(() => nc.close());

@@ -5,6 +5,7 @@ import { dec, int, NamedRun, TargetCheck, TARGETS } from '../bench-report';
 import { EngineRunResult, measureEngineRun, publishPaced } from '../bench-runs';
 import { FloorAtRate, measureFloor } from '../delivery-floor';
 import { CpuMeter } from '../process-stats';
+import type { ReceiverProcess } from '../receiver-process';
 import {
   burst,
   engineCpuGroups,
@@ -83,6 +84,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
 
   const runs: NamedRun[] = [];
   const perRate: CostAtRate[] = [];
+  let floor: FloorAtRate | null = null;
   for (const rate of rates) {
     kit.cleanup.check();
     const name = `${rate}/s`;
@@ -100,27 +102,9 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
         `CPU s per 1,000; ${dec(figures.commitsPerDelivery)} commits per delivery; p50 ` +
         `${dec(figures.publishToReceiptMs.p50)} ms, p99 ${dec(figures.publishToReceiptMs.p99)} ms`,
     );
-  }
-
-  // The floor beside the engine, in the same run: the machine's cost of a wakeup and a loopback
-  // write weighs on both, so their ratio travels between machines better than either figure.
-  let floor: FloorAtRate | null = null;
-  if (floorSeconds > 0 && rates.includes(COST_TARGETS.rate)) {
-    kit.cleanup.check();
-    log(`floor: ${COST_TARGETS.rate}/s for ${floorSeconds} s (floor-consumer.ts)`);
-    floor = await measureFloor(
-      kit,
-      receiver,
-      stack.ns.tag,
-      stack.tenantId,
-      stack.endpoints,
-      COST_TARGETS.rate,
-      floorSeconds,
-    );
-    log(
-      `floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
-        `${dec(floor.publishToReceiptMs.p50)} ms, p99 ${dec(floor.publishToReceiptMs.p99)} ms`,
-    );
+    if (rate === COST_TARGETS.rate && floorSeconds > 0) {
+      floor = await floorBeside(kit, receiver, stack, floorSeconds);
+    }
   }
 
   stack.takePeakRssMiB();
@@ -204,7 +188,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
       `1 KB events at ${rates.join(', ')} events/s for ${seconds} s each, every event to one of ` +
       `${endpoints} endpoints answering at once, then a burst of ${burstEvents} and ${idleSeconds} s idle` +
       (floorSeconds > 0
-        ? `; the floor process at ${COST_TARGETS.rate}/s for ${floorSeconds} s`
+        ? `; the floor process at ${COST_TARGETS.rate}/s for ${floorSeconds} s, right after the engine at that rate`
         : ''),
     settings: { rates, seconds, burstEvents, idleSeconds, floorSeconds, endpoints },
     figures,
@@ -230,4 +214,33 @@ function floorFigures(
       ? engine.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000
       : NaN,
   };
+}
+
+/**
+ * The floor right after the engine's run at the same rate, in the same run: the machine's cost of
+ * a wakeup and of a loopback write weighs on both, so their ratio travels between machines better
+ * than either figure. The engine idles meanwhile.
+ */
+async function floorBeside(
+  kit: ScenarioKit,
+  receiver: ReceiverProcess,
+  stack: Stack,
+  seconds: number,
+): Promise<FloorAtRate> {
+  kit.cleanup.check();
+  kit.log(`floor: ${COST_TARGETS.rate}/s for ${seconds} s (floor-consumer.ts)`);
+  const floor = await measureFloor(
+    kit,
+    receiver,
+    stack.ns.tag,
+    stack.tenantId,
+    stack.endpoints,
+    COST_TARGETS.rate,
+    seconds,
+  );
+  kit.log(
+    `floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
+      `${dec(floor.publishToReceiptMs.p50)} ms, p99 ${dec(floor.publishToReceiptMs.p99)} ms`,
+  );
+  return floor;
 }
