@@ -1,18 +1,17 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { DELIVERY_HEADERS, DELIVERY_USER_AGENT } from '@svc/contracts';
-import { signatureHeaderValue } from '@svc/signing';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
+import { firstAttemptHeaders } from './raw-ceiling';
 
 /**
  * The floor of a delivery (issue 18): the least any JetStream-to-HTTPS relay does per event, as
  * its own process, measured beside the engine in the cost scenario. It takes each message from a
- * pull consumer, signs its bytes, POSTs them to the endpoint its type names over the same kind of
- * connection pool as the engine, reads the answer and acknowledges the message. Nothing is
- * validated, looked up, recorded or retried, and no metric or span is kept: what the engine
- * costs above this is what its guarantees cost.
+ * pull consumer, signs its bytes, POSTs them with the raw client's headers to the endpoint its
+ * type names, over the same kind of connection pool as the engine, reads the answer and
+ * acknowledges the message. Nothing is validated, looked up, recorded or retried, and no metric or
+ * span is kept: what the engine costs above this is what its guarantees cost.
  *
  * Environment: NATS_URL, FLOOR_STREAM, FLOOR_CONSUMER, FLOOR_CA_FILE, FLOOR_CONNECTIONS and
  * FLOOR_ENDPOINTS (JSON: `{ [eventType]: { url, secret } }`). Prints `ready` once it consumes.
@@ -41,8 +40,8 @@ async function main(): Promise<void> {
   console.log('ready');
   for await (const message of messages) {
     const body = Buffer.from(message.data);
-    const { type } = JSON.parse(body.toString('utf8')) as { type: string };
-    const endpoint = endpoints[type];
+    const event = JSON.parse(body.toString('utf8')) as { id: string; type: string };
+    const endpoint = endpoints[event.type];
     if (!endpoint) {
       message.term();
       continue;
@@ -51,12 +50,7 @@ async function main(): Promise<void> {
       method: 'POST',
       dispatcher: agent,
       body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': DELIVERY_USER_AGENT,
-        [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, endpoint.secret),
-        [DELIVERY_HEADERS.attempt]: '1',
-      },
+      headers: firstAttemptHeaders(body, endpoint.secret, event),
     })
       .then(async (answer) => {
         await answer.body.dump();

@@ -7,6 +7,29 @@ import { BenchEvents } from './bench-events';
 import type { BenchEndpoint } from './bench-stack';
 import { percentile } from './stats';
 
+/** What the raw client says its requests carry: it sends bodies, not events it has read. */
+const RAW_EVENT = { id: 'evt_raw', type: 'alert.created' };
+
+/**
+ * The headers of a signed first attempt, as the engine sends them (the bench receiver counts
+ * requests by their attempt header).
+ */
+export function firstAttemptHeaders(
+  body: Buffer | string,
+  secret: string,
+  event: { id: string; type: string },
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': DELIVERY_USER_AGENT,
+    [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, secret),
+    [DELIVERY_HEADERS.eventId]: event.id,
+    [DELIVERY_HEADERS.eventType]: event.type,
+    [DELIVERY_HEADERS.deliveryId]: newId('del'),
+    [DELIVERY_HEADERS.attempt]: '1',
+  };
+}
+
 export interface RawRunResult {
   requests: number;
   failures: number;
@@ -62,15 +85,7 @@ export class RawClient {
           const response = await request(endpoint.url, {
             method: 'POST',
             body,
-            headers: {
-              'content-type': 'application/json',
-              'user-agent': DELIVERY_USER_AGENT,
-              [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, endpoint.secret),
-              [DELIVERY_HEADERS.eventId]: 'evt_raw',
-              [DELIVERY_HEADERS.eventType]: 'alert.created',
-              [DELIVERY_HEADERS.deliveryId]: newId('del'),
-              [DELIVERY_HEADERS.attempt]: '1',
-            },
+            headers: firstAttemptHeaders(body, endpoint.secret, RAW_EVENT),
             dispatcher: this.agent,
           });
           await response.body.text();
