@@ -24,6 +24,14 @@ export const COST_TARGETS = {
   p99Ms: 25,
 };
 
+/**
+ * How long the idle measurement waits after the burst. PostgreSQL 15 holds a backend's counters
+ * back for up to 10 s when it goes idle less than a second after its last report
+ * (PGSTAT_IDLE_INTERVAL): measured at once, the burst's last commits counted as idle ones (41 to
+ * 203 a second, growing with the burst, where the idle engine sends about 8 statements a second).
+ */
+const IDLE_SETTLE_MS = 11_000;
+
 /** One rate's figures: what 1,000 deliveries cost each process, and how fast they arrived. */
 export interface CostAtRate {
   eventsPerSecond: number;
@@ -112,7 +120,9 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
   runs.push({ name: `burst of ${burstEvents}`, role: 'engine', engine: burstRun });
   const burstCost = costOf(burstRun, NaN, stack.takePeakRssMiB());
 
-  // Idle: what the engine and PostgreSQL do with nothing to deliver (polls, timers, metrics).
+  // Idle: what the engine and PostgreSQL do with nothing to deliver (polls, timers, metrics),
+  // once the burst's counters have reached pg_stat_database (see IDLE_SETTLE_MS).
+  await sleep(IDLE_SETTLE_MS);
   const idle = new CpuMeter(engineCpuGroups(receiver, stack.engines));
   const commitsBefore = await stack.probe.transactionsCommitted();
   await sleep(idleSeconds * 1000);
