@@ -5,10 +5,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { BenchEvents } from './bench-events';
 import { publishBurst, publishPaced } from './bench-runs';
-import type { BenchEndpoint } from './bench-stack';
 import { cpuSecondsOf } from './process-stats';
 import type { ReceiverProcess } from './receiver-process';
-import type { ScenarioKit } from './scenarios/scenario-kit';
+import type { ScenarioKit, Stack } from './scenarios/scenario-kit';
 
 /** What the floor process (floor-consumer.ts) cost at one paced rate. */
 export interface FloorAtRate {
@@ -29,13 +28,12 @@ const WARM_UP_EVENTS = 400;
 export async function measureFloor(
   kit: ScenarioKit,
   receiver: ReceiverProcess,
-  tag: string,
-  tenantId: string,
-  endpoints: BenchEndpoint[],
+  stack: Pick<Stack, 'ns' | 'tenantId' | 'endpoints'>,
   rate: number,
   seconds: number,
 ): Promise<FloorAtRate> {
   const { nc, settings, cleanup } = kit;
+  const { tag } = stack.ns;
   const stream = `SVCBENCH_${tag}_FLOOR`;
   const root = `svcbench_${tag}_floor`;
   const consumer = `svcbench_${tag}_floor`;
@@ -45,7 +43,7 @@ export async function measureFloor(
   cleanup.add('floor stream', () => jsm.streams.delete(stream).catch(() => undefined));
   await jsm.consumers.add(stream, { durable_name: consumer, ack_policy: AckPolicy.Explicit });
   const byType = Object.fromEntries(
-    PLATFORM_EVENT_TYPES.map((type, index) => [type, endpoints[index]]),
+    PLATFORM_EVENT_TYPES.map((type, index) => [type, stack.endpoints[index]]),
   );
   const child = spawn(process.execPath, [resolve(__dirname, 'floor-consumer.js')], {
     env: {
@@ -62,7 +60,7 @@ export async function measureFloor(
   cleanup.add('floor process', () => stopped(child));
   await ready(child);
   const publisher = new EventPublisher(nc, new SubjectScheme(root));
-  const events = new BenchEvents(tenantId, settings.bodyBytes, PLATFORM_EVENT_TYPES);
+  const events = new BenchEvents(stack.tenantId, settings.bodyBytes, PLATFORM_EVENT_TYPES);
   const timeoutMs = settings.timeoutSeconds * 1000;
 
   receiver.phase('floor warm-up');
@@ -88,9 +86,11 @@ export async function measureFloor(
 
 function ready(child: ChildProcess): Promise<void> {
   return new Promise((done, fail) => {
-    child.once('exit', (code) => fail(new Error(`the floor process exited (${code})`)));
+    const exited = (code: number | null) => fail(new Error(`the floor process exited (${code})`));
+    child.once('exit', exited);
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) {
+        child.off('exit', exited);
         done();
       }
     });

@@ -239,15 +239,7 @@ async function floorBeside(
 ): Promise<FloorAtRate> {
   kit.cleanup.check();
   kit.log(`floor: ${COST_TARGETS.rate}/s for ${seconds} s (floor-consumer.ts)`);
-  const floor = await measureFloor(
-    kit,
-    receiver,
-    stack.ns.tag,
-    stack.tenantId,
-    stack.endpoints,
-    COST_TARGETS.rate,
-    seconds,
-  );
+  const floor = await measureFloor(kit, receiver, stack, COST_TARGETS.rate, seconds);
   kit.log(
     `floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
       `${dec(floor.publishToReceiptMs.p50)} ms, p99 ${dec(floor.publishToReceiptMs.p99)} ms`,
