@@ -40,6 +40,30 @@ function layerOf(specifier, fromFile) {
   return top === 'apps' || top === 'libs' ? [top, name] : null;
 }
 
+/**
+ * The domain's decision, state, event and rule files (`decide…`, the folds, the event unions, the
+ * pure rules; ADR 0021) import no infrastructure: no database driver or ORM, no NATS client, no
+ * Nest, and none of the infrastructure libs, wherever they live (libs or an app). Their names say
+ * what they are; a file that needs one of these is an adapter and is named as one.
+ */
+const DOMAIN_RULE_FILES = [
+  '{apps,libs}/**/*-decisions.ts',
+  '{apps,libs}/**/*-state.ts',
+  '{apps,libs}/**/*-events.ts',
+  '{apps,libs}/**/*-rules.ts',
+  '{apps,libs}/**/rules/**/*.ts',
+];
+const INFRASTRUCTURE_PACKAGES = [
+  'typeorm',
+  'typeorm/*',
+  'pg',
+  'pg/*',
+  'pg-*',
+  '@nats-io/*',
+  '@nestjs/*',
+  ...[...INFRASTRUCTURE_LIBS].flatMap((lib) => [`@svc/${lib}`, `@svc/${lib}/*`]),
+];
+
 const layering = {
   rules: {
     layers: {
@@ -116,6 +140,24 @@ export default tseslint.config(
       'layering/layers': 'error',
     },
     plugins: { layering },
+  },
+  {
+    files: DOMAIN_RULE_FILES,
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: INFRASTRUCTURE_PACKAGES,
+              message:
+                'a decision, state, event or rule file is pure domain: no typeorm, pg, @nats-io, @nestjs or infrastructure lib (put the adapter beside it)',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
