@@ -5,7 +5,6 @@ import {
   DeliveryRecord,
   decideRacedAttempt,
   DeliveryState,
-  InboundPayload,
   isTestDelivery,
   projectDeliveryEvents,
   storePayloads,
@@ -14,23 +13,11 @@ import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '
 import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryMetrics } from '../delivery-metrics';
 import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
-import {
-  EndpointConclusion,
-  recordEndpointStatus,
-  StatusTransition,
-} from './endpoint-status-recorder';
+import { recordEndpointStatus, StatusTransition } from './endpoint-status-recorder';
+import type { DeliveryCommit } from './delivery-commit';
 import { writeInOneStatement } from './group-commit-statement';
 
-/** One event to append to one delivery's stream, with what it implies. */
-export interface DeliveryCommit {
-  deliveryId: string;
-  /** The delivery as the writer saw it; null for a new delivery. */
-  before: DeliveryState | null;
-  event: DeliveryEvent;
-  metadata: Record<string, unknown>;
-  payload?: InboundPayload;
-  conclusion?: EndpointConclusion;
-}
+export type { DeliveryCommit } from './delivery-commit';
 
 export type RecordReceipt =
   | { committed: true; state: DeliveryState }

@@ -13,7 +13,7 @@ import {
   StreamAppend,
 } from '@svc/event-store';
 import { DataSource } from 'typeorm';
-import type { DeliveryCommit } from './delivery-recorder';
+import type { DeliveryCommit } from './delivery-commit';
 import { endpointStatusesKeptSql } from './endpoint-status-recorder';
 
 /** The CTE every write of the statement waits on: the endpoints' statuses stay as they are. */
