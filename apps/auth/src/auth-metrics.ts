@@ -30,7 +30,7 @@ const REVOCATION_REASONS: GrantRevocationReason[] = [
   'revoked_by_client',
 ];
 
-/** The authorization server's metrics (README, "Metrics"); every series starts at zero. */
+/** The authorization server's metrics (docs/operations.md, "Metrics"); every series starts at zero. */
 export class AuthMetrics {
   readonly signIns: Counter<'outcome'>;
   readonly consents: Counter<'decision'>;

@@ -15,7 +15,7 @@ export type IntakeKind = (typeof INTAKE_KINDS)[number];
 export const LANE_CHANGES = ['opened', 'reopened', 'closing', 'closed', 'refused'] as const;
 export type LaneChange = (typeof LANE_CHANGES)[number];
 
-/** The engine's own metrics (README, "Metrics"); labels are bounded: no ids. */
+/** The engine's own metrics (docs/operations.md, "Metrics"); labels are bounded: no ids. */
 export class DeliveryMetrics {
   readonly eventsReceived: Counter;
   readonly eventsRejected: Counter<'reason'>;

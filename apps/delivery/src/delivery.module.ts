@@ -30,7 +30,7 @@ import { RetryScheduler } from './retries/retry-scheduler';
 
 /**
  * The delivery engine's composition root: every part is built here, from the configuration and
- * ENGINE_TUNING, and nowhere else (README, "Architecture"). JetStream in, signed HTTPS out,
+ * ENGINE_TUNING, and nowhere else (docs/architecture.md). JetStream in, signed HTTPS out,
  * every attempt an event.
  */
 @Module({})

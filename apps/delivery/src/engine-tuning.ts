@@ -1,6 +1,6 @@
 /**
- * Every tuning constant of the delivery engine, in one place. Configuration (README,
- * "Configuration") sets what operators choose: timeouts, the retry schedule, concurrency bounds.
+ * Every tuning constant of the delivery engine, in one place. Configuration
+ * (docs/configuration.md) sets what operators choose: timeouts, the retry schedule, concurrency bounds.
  * These are the engine's own trade-offs, each with why it has its value; delivery.module.ts, the
  * engine's composition root, hands them to the parts that use them.
  */
