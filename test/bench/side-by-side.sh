@@ -10,7 +10,7 @@
 # && npx tsc-alias -p tsconfig.bench.json`) and have its node_modules. The cost scenario's
 # settings come from the environment; by default here 100 then 200 events/s for 30 s each (the
 # engine is warm at 200/s), a burst of 1,000 and no floor. Two runs at once load the machine
-# more than one, so the figures are for comparing, not for the README's tables.
+# more than one, so the figures are for comparing, not for docs/benchmarks.md's table.
 set -euo pipefail
 
 if [ $# -ne 3 ]; then

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fencedBlocks } from './markdown-blocks';
 import {
@@ -16,12 +16,21 @@ import {
 } from './typecheck-examples';
 
 /**
- * Keeps README.md honest: its TypeScript examples type-check against the repository's code, and
- * its links (and those of the other Markdown files) name files of the repository. No services
- * needed; the type-check is one ts.Program for all examples.
+ * Keeps README.md and the guides in docs/ honest: their TypeScript examples type-check against the
+ * repository's code, and their links (and those of the other Markdown files) name files of the
+ * repository. No services needed; the type-check is one ts.Program for all examples.
  */
 
 const README = join(REPOSITORY_ROOT, 'README.md');
+
+/** The README and the guides it sends a reader to (docs/*.md; not the records under docs/adr). */
+function guides(): string[] {
+  const docs = readdirSync(join(REPOSITORY_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ['README.md', ...docs];
+}
 
 function typeScriptExamples(markdownFile: string, source: string): TypeScriptExample[] {
   return fencedBlocks(readFileSync(markdownFile, 'utf8'))
@@ -35,12 +44,15 @@ function expectNoFindings(findings: readonly Finding[], what: string): void {
   }
 }
 
-describe('README.md', () => {
+describe('README.md and the guides in docs/', () => {
   describe('TypeScript examples', () => {
     it('every ```ts and ```typescript block type-checks against the repository', () => {
-      const examples = typeScriptExamples(README, 'README.md');
-      // One today, under "Publishing an event": finding none means the extraction broke.
-      expect(examples.length).toBeGreaterThanOrEqual(1);
+      const examples = guides().flatMap((guide) =>
+        typeScriptExamples(join(REPOSITORY_ROOT, guide), guide),
+      );
+      // Three today, in docs/api.md ("Publishing an event", "Operational events", "Replay
+      // protection"): finding none means the extraction broke.
+      expect(examples.length).toBeGreaterThanOrEqual(3);
 
       const { failures, globalDiagnostics } = typeCheckExamples(examples);
 
@@ -49,7 +61,7 @@ describe('README.md', () => {
       }
       if (failures.length > 0) {
         const messages = failures.map(({ message }) => message).join('\n\n');
-        throw new Error(`${failures.length} README example(s) do not type-check:\n\n${messages}`);
+        throw new Error(`${failures.length} example(s) do not type-check:\n\n${messages}`);
       }
     });
 
@@ -90,8 +102,9 @@ describe('README.md', () => {
     expectNoFindings(brokenLinks(README), 'link(s) of README.md name no file of the repository');
   });
 
-  it('does not mention ../shared (not in the repository)', () => {
-    expectNoFindings(mentions(README, '../shared'), 'mention(s) of ../shared in README.md');
+  it('do not mention ../shared (not in the repository)', () => {
+    const found = guides().flatMap((guide) => mentions(join(REPOSITORY_ROOT, guide), '../shared'));
+    expectNoFindings(found, 'mention(s) of ../shared');
   });
 
   it('the link check reports missing files, links out of the repository and ../shared', () => {

@@ -8,7 +8,7 @@ const TLS = resolve(__dirname, '../fixtures/tls');
 const CA = `${TLS}/ca.pem`;
 
 /**
- * PostgreSQL over TLS as operators configure it (README, "Configuration"): `sslmode` and
+ * PostgreSQL over TLS as operators configure it (docs/configuration.md): `sslmode` and
  * `sslrootcert` in DATABASE_URL, read by pg as libpq reads them. Against a PostgreSQL of the
  * suite's own that serves TLS with the test CA's certificate for 127.0.0.1.
  */

@@ -68,7 +68,7 @@ export function resultsOfRun(run: string): ScenarioResult[] {
 const seconds = (value: number | null | undefined) =>
   value === null || value === undefined ? '-' : (value / 1000).toFixed(1);
 
-/** The run's summary: one line per scenario, in a Markdown table (as the README shows it). */
+/** The run's summary: one line per scenario, in a Markdown table (as docs/testing.md shows it). */
 export function summaryTable(results: ScenarioResult[]): string {
   const header = [
     'scenario',
