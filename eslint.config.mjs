@@ -142,6 +142,16 @@ export default tseslint.config(
       '@typescript-eslint/no-extraneous-class': 'off',
       'no-console': 'error',
       'layering/layers': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          // `x as unknown as T` silences the compiler instead of telling it something: narrow,
+          // use the library's own type, or, where a library leaves no typed way, disable this
+          // line with a comment that names the gap
+          selector: 'TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation',
+          message: 'no `as unknown as` in product code: narrow, or name the library gap',
+        },
+      ],
     },
     plugins: { layering },
   },
@@ -174,6 +184,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
       'no-console': 'off',
+      'no-restricted-syntax': 'off',
     },
   },
   {

@@ -1,43 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
+import { Finding, lintInMemory as lint } from './lint-in-memory';
 
 /**
  * The lint configuration (eslint.config.mjs) keeps infrastructure out of the domain's decision,
- * state, event and rule files. ESLint loads its configuration with a dynamic import, which Jest's
- * module system cannot run, so the sources are linted by ESLint's API in a child Node process,
- * with the project's own configuration and its type-aware rules off (the probe files exist only in
- * memory, so the TypeScript project does not know them).
+ * state, event and rule files.
  */
-const ROOT = path.resolve(__dirname, '../..');
-
-const LINT_IN_MEMORY = `
-import { ESLint } from 'eslint';
-import tseslint from 'typescript-eslint';
-const probes = JSON.parse(process.argv[1]);
-const eslint = new ESLint({ cwd: process.cwd(), overrideConfig: tseslint.configs.disableTypeChecked });
-const found = [];
-for (const { filePath, source } of probes) {
-  const [result] = await eslint.lintText(source, { filePath });
-  found.push(result.messages.map((m) => ({ ruleId: m.ruleId, line: m.line, message: m.message })));
-}
-process.stdout.write(JSON.stringify(found));
-`;
-
-interface Finding {
-  ruleId: string | null;
-  line: number;
-  message: string;
-}
-
-function lint(probes: { filePath: string; source: string }[]): Finding[][] {
-  const out = execFileSync(
-    process.execPath,
-    ['--input-type=module', '-e', LINT_IN_MEMORY, JSON.stringify(probes)],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  return JSON.parse(out) as Finding[][];
-}
-
 const RESTRICTED = '@typescript-eslint/no-restricted-imports';
 
 const INFRASTRUCTURE_IMPORTS = [

@@ -192,17 +192,17 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
  * Should a later version build them differently, only that ordering is lost.
  */
 function detachFromTerminal(server: EmbeddedPostgres): void {
-  const internals = server as unknown as {
-    getUidAndGid?: (name?: string) => Promise<Record<string, unknown>>;
-  };
-  const original = internals.getUidAndGid;
-  if (typeof original !== 'function') {
+  // The library declares getUidAndGid `private` and without a type, so it is reached by name
+  // and its signature is the one its source has (dist/index.js).
+  const found: unknown = Reflect.get(server, 'getUidAndGid');
+  if (typeof found !== 'function') {
     return;
   }
-  internals.getUidAndGid = async (name) => ({
+  const original = found as (name?: string) => Promise<Record<string, unknown>>;
+  Reflect.set(server, 'getUidAndGid', async (name?: string) => ({
     ...(await original.call(server, name)),
     detached: true,
-  });
+  }));
 }
 
 function lookUpOsUser(name: string): OsUser | undefined {

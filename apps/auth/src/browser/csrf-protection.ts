@@ -1,12 +1,6 @@
-import Tokens from '@fastify/csrf';
+import { Tokens } from '@fastify/csrf';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BROWSER_COOKIE_OPTIONS, CSRF_COOKIE } from './cookies';
-
-interface SimpleTokens {
-  secretSync(): string;
-  create(secret: string): string;
-  verify(secret: string, token: string): boolean;
-}
 
 /**
  * CSRF protection of the sign-in and consent forms: a secret in an HttpOnly cookie, a token
@@ -15,7 +9,7 @@ interface SimpleTokens {
  */
 export class CsrfProtection {
   /** A form older than an hour is refused; the user reloads it. */
-  private readonly tokens = new Tokens({ validity: 3600_000 }) as unknown as SimpleTokens;
+  private readonly tokens = new Tokens({ validity: 3600_000 });
 
   constructor(private readonly issuerOrigin: string) {}
 
