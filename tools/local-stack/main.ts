@@ -22,9 +22,9 @@ const appLoggers: Logger[] = [];
 
 function service(
   name: string,
-  ports: Pick<ServiceDefinition, 'port' | 'managementPort'>,
-  create: ServiceDefinition['create'],
-): ServiceDefinition {
+  ports: Pick<ServiceDefinition<AppConfig>, 'port' | 'managementPort'>,
+  create: ServiceDefinition<AppConfig>['create'],
+): ServiceDefinition<AppConfig> {
   return {
     name,
     ...ports,
@@ -228,7 +228,11 @@ async function startApps(config: AppConfig): Promise<void> {
   }
 }
 
-function explainListenError(service: ServiceDefinition, config: AppConfig, error: unknown): never {
+function explainListenError(
+  service: ServiceDefinition<AppConfig>,
+  config: AppConfig,
+  error: unknown,
+): never {
   if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     const management = service.managementPort(config);
     const port = (error as { port?: number }).port ?? service.port?.(config) ?? management;

@@ -1,4 +1,4 @@
-import { ConfigError } from '@svc/config';
+import { loadLocalStackVariables } from '@svc/config';
 import { localDataDir } from '@svc/local-development';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,18 +27,6 @@ export function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefine
   return value ? value : undefined;
 }
 
-function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = fromEnv(env, name);
-  if (raw === undefined) {
-    return fallback;
-  }
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ConfigError([`${name}: must be a port number between 1 and 65535`]);
-  }
-  return port;
-}
-
 /**
  * The compiled launcher runs from dist/tools/local-stack and the sources from tools/local-stack,
  * so the repository root is found by looking for package.json rather than by a fixed depth.
@@ -60,14 +48,16 @@ export function readLocalStackSettings(
   repoRoot = findRepoRoot(),
 ): LocalStackSettings {
   const dataDir = localDataDir(env, repoRoot);
+  // LOCAL_POSTGRES_PORT, LOCAL_NATS_PORT, LOCAL_NATS_PROBE_URL (docs/configuration.md).
+  const local = loadLocalStackVariables(env);
   return {
     repoRoot,
     dataDir,
     postgresDir: join(dataDir, 'postgres'),
-    postgresPort: portFromEnv(env, 'LOCAL_POSTGRES_PORT', 5433),
+    postgresPort: local.postgresPort,
     natsStoreDir: join(dataDir, 'nats'),
-    natsPort: portFromEnv(env, 'LOCAL_NATS_PORT', 4223),
-    natsProbeUrl: fromEnv(env, 'LOCAL_NATS_PROBE_URL') ?? 'nats://127.0.0.1:4222',
+    natsPort: local.natsPort,
+    natsProbeUrl: local.natsProbeUrl,
     encryptionKeyFile: join(dataDir, 'secret-encryption-key'),
   };
 }

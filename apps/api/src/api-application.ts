@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig } from '@svc/config';
+import { ApiConfig } from '@svc/config';
 import { createHttpApplication } from '@svc/http';
 import type { Logger } from 'pino';
 import { ApiModule } from './api.module';
@@ -8,7 +8,7 @@ import { OpenApiDocument } from './openapi/openapi.controller';
 
 /** The registration API, assembled but not yet listening (main.ts and the tests listen). */
 export async function createApiApplication(
-  config: AppConfig,
+  config: ApiConfig,
   logger: Logger,
 ): Promise<NestFastifyApplication> {
   const app = await createHttpApplication(

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AppConfig } from '@svc/config';
+import { ApiConfig } from '@svc/config';
 import { AuthenticationModule } from './authentication/authentication.module';
 import { BearerAuthGuard } from './authentication/bearer-auth.guard';
 import { AccessTokenVerifier, GrantRevocations } from '@svc/identity';
@@ -24,7 +24,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class ApiModule {
-  static forRoot(config: AppConfig, registry: Registry): DynamicModule {
+  static forRoot(config: ApiConfig, registry: Registry): DynamicModule {
     return {
       module: ApiModule,
       imports: [

@@ -1,7 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig } from '@svc/config';
+import { AuthAppConfig } from '@svc/config';
 import { createHttpApplication } from '@svc/http';
 import type { Logger } from 'pino';
 import { AuthModule } from './auth.module';
@@ -11,7 +11,7 @@ import { AuthModule } from './auth.module';
  * (application/x-www-form-urlencoded) and cookies, which the other apps refuse.
  */
 export async function createAuthApplication(
-  config: AppConfig,
+  config: AuthAppConfig,
   logger: Logger,
 ): Promise<NestFastifyApplication> {
   const app = await createHttpApplication(

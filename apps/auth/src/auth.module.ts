@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { APP_CONFIG, AuthAppConfig } from '@svc/config';
 import {
   AccessTokenIssuer,
   AccessTokenVerifier,
@@ -38,7 +38,7 @@ const withDataSource = <T>(make: (db: DataSource) => T) => ({
  */
 @Module({})
 export class AuthModule {
-  static forRoot(config: AppConfig, registry: Registry): DynamicModule {
+  static forRoot(config: AuthAppConfig, registry: Registry): DynamicModule {
     return {
       module: AuthModule,
       imports: [PlatformModule.forApp('auth', config, registry)],
@@ -55,7 +55,7 @@ export class AuthModule {
         { provide: AuthMetrics, useValue: new AuthMetrics(registry) },
         {
           provide: SIGNING_KEYS,
-          useFactory: (c: AppConfig) =>
+          useFactory: (c: AuthAppConfig) =>
             loadSigningKeys(c.auth.signingKeys, c.nodeEnv === 'production'),
           inject: [APP_CONFIG],
         },

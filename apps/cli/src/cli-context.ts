@@ -1,4 +1,4 @@
-import { AppConfig, loadConfig, loadNatsConfig } from '@svc/config';
+import { CliConfig, loadCliConfig, loadNatsConfig } from '@svc/config';
 import { openDataSource } from '@svc/database';
 import { LocalStackFile, localDataDir, readLocalStackFile } from '@svc/local-development';
 import { DataSource } from 'typeorm';
@@ -62,8 +62,9 @@ function cliEnv(io: CliIo): NodeJS.ProcessEnv {
   return env;
 }
 
-export function cliConfig(io: CliIo): AppConfig {
-  return loadConfig(cliEnv(io));
+/** The database and retention settings (DATABASE_URL, DELIVERY_DATA_*): nothing of the apps'. */
+export function cliConfig(io: CliIo): CliConfig {
+  return loadCliConfig(cliEnv(io));
 }
 
 /** For commands that talk only to NATS, so that they need no DATABASE_URL. */

@@ -1,7 +1,7 @@
 import { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig } from '@svc/config';
+import { HttpLimits } from '@svc/config';
 import {
   createHttpMetrics,
   createMetricsRegistry,
@@ -40,7 +40,7 @@ export const MAX_JSON_DEPTH = 32;
 export async function createHttpApplication(
   appName: string,
   moduleFor: (registry: Registry) => Type | DynamicModule,
-  config: AppConfig,
+  config: { http: HttpLimits },
   logger: Logger,
 ): Promise<NestFastifyApplication> {
   const registry = createMetricsRegistry(appName);

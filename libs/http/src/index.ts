@@ -11,4 +11,3 @@ export * from './validation';
 export * from './pagination';
 export * from './problems/problem-document.schema';
 export * from './service-runner';
-export * from './connection-manners';

@@ -1,4 +1,4 @@
-import { ConfigError } from '@svc/config';
+import { ConfigError, loadApiConfig, loadAuthConfig } from '@svc/config';
 import { SigningKeysError } from '@svc/oauth';
 import { runService } from './service-runner';
 
@@ -27,7 +27,7 @@ describe('runService', () => {
     const create = jest.fn();
     await expect(
       runService(
-        { name: 'api', port: () => 0, managementPort: () => 0, create },
+        { name: 'api', load: loadApiConfig, port: () => 0, managementPort: () => 0, create },
         { NODE_ENV: 'production', DATABASE_URL: 'postgres://postgres@127.0.0.1/svc' },
       ),
     ).rejects.toThrow('exit 78');
@@ -46,7 +46,10 @@ describe('runService', () => {
     expect(missingKeys).toBeInstanceOf(ConfigError);
     const create = jest.fn().mockRejectedValue(missingKeys);
     await expect(
-      runService({ name: 'auth', port: () => 0, managementPort: () => 0, create }, PRODUCTION),
+      runService(
+        { name: 'auth', load: loadAuthConfig, port: () => 0, managementPort: () => 0, create },
+        PRODUCTION,
+      ),
     ).rejects.toThrow('exit 78');
     expect(stderr).toHaveBeenCalledWith(
       expect.stringMatching(/^auth: Invalid configuration:\n.*AUTH_SIGNING_KEYS: is required/),

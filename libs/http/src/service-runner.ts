@@ -1,16 +1,30 @@
 import { INestApplication } from '@nestjs/common';
-import { AppConfig, ConfigError, loadConfig } from '@svc/config';
+import { ConfigError, LogLevel } from '@svc/config';
 import { createLogger, startTracing } from '@svc/observability';
 import type { Logger } from 'pino';
 import { listenApp } from './operations/management-server';
 
-export interface ServiceDefinition {
+/** What the runner itself reads of an app's configuration. */
+export interface ServiceConfig {
+  logLevel: LogLevel;
+  host: string;
+  tracing: { otlpEndpoint?: string };
+  /** Absent for an app that keeps no secrets (auth). */
+  secrets?: { usingDevelopmentKey: boolean };
+}
+
+export interface ServiceDefinition<C extends ServiceConfig> {
   name: string;
   /** The public port; absent for an app that takes no traffic (the delivery engine). */
-  port?: (config: AppConfig) => number;
+  port?: (config: C) => number;
   /** Where /healthz, /readyz and /metrics are served (ADR 0019). */
-  managementPort: (config: AppConfig) => number;
-  create: (config: AppConfig, logger: Logger) => Promise<INestApplication>;
+  managementPort: (config: C) => number;
+  create: (config: C, logger: Logger) => Promise<INestApplication>;
+}
+
+/** A service run as its own process: it loads its own sections of the configuration. */
+export interface RunnableService<C extends ServiceConfig> extends ServiceDefinition<C> {
+  load: (env: NodeJS.ProcessEnv) => C;
 }
 
 /** Exit code of a configuration error (sysexits EX_CONFIG), at load or while assembling an app. */
@@ -20,13 +34,13 @@ export const CONFIG_ERROR_EXIT_CODE = 78;
  * Starts one app as its own process: validates the configuration (a bad value stops start-up
  * with one line per problem), listens, and shuts down cleanly on SIGTERM and SIGINT.
  */
-export async function runService(
-  service: ServiceDefinition,
+export async function runService<C extends ServiceConfig>(
+  service: RunnableService<C>,
   env = process.env,
 ): Promise<INestApplication> {
-  let config: AppConfig;
+  let config: C;
   try {
-    config = loadConfig(env);
+    config = service.load(env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${service.name}: ${error.message}\n`);
@@ -80,12 +94,12 @@ function exitCleanlyOn(signals: NodeJS.Signals[], close: () => Promise<void>): v
  * Creates one app from an already validated configuration and listens on its port. Separate
  * from runService so a launcher can run several apps in one process and own the shutdown order.
  */
-export async function listenService(
-  service: ServiceDefinition,
-  config: AppConfig,
+export async function listenService<C extends ServiceConfig>(
+  service: ServiceDefinition<C>,
+  config: C,
 ): Promise<INestApplication> {
   const logger = createLogger(service.name, config.logLevel);
-  if (config.secrets.usingDevelopmentKey) {
+  if (config.secrets?.usingDevelopmentKey) {
     logger.warn(
       'SECRET_ENCRYPTION_KEY is not set: using the public development key. Never do this in production.',
     );

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig } from '@svc/config';
+import { DatabaseSettings, JetStreamSettings, NatsSettings } from '@svc/config';
 import { ConfigModule } from './config.module';
 import { SubjectScheme } from '@svc/contracts';
 import { DatabaseModule, DatabaseReadinessCheck } from './database.module';
@@ -19,6 +19,17 @@ export interface PlatformOptions {
 }
 
 /**
+ * What the platform reads of an app's configuration; the JetStream consumer's names only when
+ * readiness waits for it (the delivery engine).
+ */
+export interface PlatformConfig {
+  database: DatabaseSettings;
+  nats: NatsSettings;
+  jetstream: Pick<JetStreamSettings, 'subjectRoot'> &
+    Partial<Pick<JetStreamSettings, 'eventsStream' | 'consumer'>>;
+}
+
+/**
  * What every app of the service stands on: its configuration, PostgreSQL, NATS, and the
  * operator endpoints (/healthz, /readyz, /metrics), and the deployment's NATS subject scheme.
  */
@@ -28,12 +39,13 @@ export class PlatformModule {
   /** `readiness`: what else the app must have to be ready (the engine: its records are written). */
   static forApp(
     app: string,
-    config: AppConfig,
+    config: PlatformConfig,
     registry: Registry,
     readiness: ReadinessCheck[] = [],
     options: PlatformOptions = {},
   ): DynamicModule {
     const watchConsumer = options.readyOnNats === 'consumer';
+    const watched = watchConsumer ? watchedConsumer(config) : undefined;
     return {
       module: PlatformModule,
       imports: [
@@ -41,13 +53,7 @@ export class PlatformModule {
         DatabaseModule.forRoot(config.database, `svc-${app}`),
         MessagingModule.forRoot(
           { settings: config.nats, name: `svc-${app}`, registry },
-          watchConsumer
-            ? {
-                stream: config.jetstream.eventsStream,
-                consumer: config.jetstream.consumer,
-                registry,
-              }
-            : undefined,
+          watched && { ...watched, registry },
         ),
         OperationsModule.forApp({
           registry,
@@ -69,4 +75,13 @@ export class PlatformModule {
       exports: [SubjectScheme],
     };
   }
+}
+
+/** The durable consumer readiness waits for: the engine's configuration names it (JetStream). */
+function watchedConsumer(config: PlatformConfig): { stream: string; consumer: string } {
+  const { eventsStream, consumer } = config.jetstream;
+  if (!eventsStream || !consumer) {
+    throw new Error('readyOnNats: consumer needs the JetStream section of the configuration');
+  }
+  return { stream: eventsStream, consumer };
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '@svc/config';
+import { ApiConfig } from '@svc/config';
 import { isId, retentionKeyColumn, retentionKeyOf } from '@svc/contracts';
 import {
   decideReplayed,
@@ -38,7 +38,7 @@ export interface ReplayOptions {
 
 export const REPLAY_OPTIONS = Symbol('REPLAY_OPTIONS');
 
-export function replayOptionsOf(config: AppConfig): ReplayOptions {
+export function replayOptionsOf(config: ApiConfig): ReplayOptions {
   return {
     batchSize: DELIVERY_BATCH_SIZE,
     replayLimit: config.webhooks.replayLimit,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { APP_CONFIG, ApiConfig } from '@svc/config';
 import { EventSubscription, isId, newId } from '@svc/contracts';
 import { StreamVersionConflictError } from '@svc/event-store';
 import { decodeCursor, Page, problems, toPage } from '@svc/http';
@@ -64,7 +64,7 @@ export class WebhookEndpointsService {
     private readonly dataSource: DataSource,
     private readonly cipher: SecretCipher,
     private readonly notifier: EndpointChangeNotifier,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) config: ApiConfig,
   ) {
     this.allowList = new PrivateNetworkAllowList(config.webhooks.allowedPrivateCidrs);
   }

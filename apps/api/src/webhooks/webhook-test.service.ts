@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context as otelContext } from '@opentelemetry/api';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { APP_CONFIG, ApiConfig } from '@svc/config';
 import { derivedId, isId, newId, retentionKeyColumn } from '@svc/contracts';
 import {
   decideTestScheduled,
@@ -48,7 +48,7 @@ export class WebhookTestService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly notifier: EndpointChangeNotifier,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) config: ApiConfig,
   ) {
     this.waitMs = config.delivery.timeoutMs + TEST_WAIT_MARGIN_MS;
   }

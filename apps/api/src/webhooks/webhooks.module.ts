@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { APP_CONFIG, ApiConfig } from '@svc/config';
 import { SecretCipher } from '@svc/secrets';
 import {
   EndpointRecoveryService,
@@ -23,7 +23,7 @@ import { WebhooksController } from './webhooks.controller';
     WebhookTestService,
     {
       provide: RECOVERY_OPTIONS,
-      useFactory: (config: AppConfig): RecoveryOptions => ({
+      useFactory: (config: ApiConfig): RecoveryOptions => ({
         batchSize: REDRIVE_BATCH_SIZE,
         redriveLimit: config.webhooks.recoverRedriveLimit,
       }),
@@ -31,7 +31,7 @@ import { WebhooksController } from './webhooks.controller';
     },
     {
       provide: SecretCipher,
-      useFactory: (config: AppConfig) => new SecretCipher(config.secrets.encryptionKeys),
+      useFactory: (config: ApiConfig) => new SecretCipher(config.secrets.encryptionKeys),
       inject: [APP_CONFIG],
     },
   ],

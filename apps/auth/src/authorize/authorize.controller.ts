@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { APP_CONFIG, AuthAppConfig } from '@svc/config';
 import {
   authorizationResponseUrl,
   AuthorizationRequest,
@@ -40,7 +40,7 @@ type Checked = { client: OAuthClient; request: AuthorizationRequest; parameters:
 @Controller('oauth/authorize')
 export class AuthorizeController {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AuthAppConfig,
     private readonly clients: OAuthClientsService,
     private readonly users: UsersService,
     private readonly sessions: SignInSessions,

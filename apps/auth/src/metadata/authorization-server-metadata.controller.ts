@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { APP_CONFIG, AppConfig } from '@svc/config';
+import { APP_CONFIG, AuthAppConfig } from '@svc/config';
 import { authorizationServerMetadata } from './authorization-server-metadata';
 
 /** RFC 8414 3: the metadata document at the well-known path under the issuer. */
@@ -9,7 +9,7 @@ import { authorizationServerMetadata } from './authorization-server-metadata';
 export class AuthorizationServerMetadataController {
   private readonly metadata: ReturnType<typeof authorizationServerMetadata>;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: AuthAppConfig) {
     this.metadata = authorizationServerMetadata(config.auth.issuer);
   }
 

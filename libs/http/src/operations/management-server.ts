@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { AppConfig } from '@svc/config';
+import { HttpLimits } from '@svc/config';
 import Fastify, { FastifyInstance } from 'fastify';
 import { AddressInfo } from 'node:net';
 import type { HttpMetrics } from '@svc/observability';
@@ -32,7 +32,7 @@ export class ManagementServer {
   /** `metrics`: the app's HTTP metrics, which count probes and scrapes by their route too. */
   static create(
     endpoints: OperationsEndpoints,
-    config: AppConfig,
+    config: { http: HttpLimits },
     logger: Logger,
     metrics: HttpMetrics,
   ): ManagementServer {
