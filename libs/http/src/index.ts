@@ -11,3 +11,4 @@ export * from './validation';
 export * from './pagination';
 export * from './problems/problem-document.schema';
 export * from './service-runner';
+export * from './connection-manners';

@@ -61,6 +61,12 @@ export const FRAMEWORK_PROBLEMS = {
     status: 400,
     detail: 'The request is not valid HTTP.',
   },
+  missingHost: {
+    type: PROBLEM_TYPES.malformedRequest,
+    title: 'Malformed request',
+    status: 400,
+    detail: 'An HTTP/1.1 request must carry a Host header.',
+  },
   requestTimeout: {
     type: PROBLEM_TYPES.requestTimeout,
     title: 'Request timeout',
