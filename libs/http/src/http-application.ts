@@ -10,6 +10,7 @@ import {
 } from '@svc/observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { attachManagementServer, ManagementServer } from './operations/management-server';
@@ -21,6 +22,7 @@ import {
 } from './problems/framework-problems';
 import { PROBLEM_CONTENT_TYPE, ProblemDetails } from './problems/problem-details';
 import { ProblemDetailsFilter } from './problems/problem-details.filter';
+import { nameRequestSpan, requestSpanFields, traceRequests } from './request-tracing';
 import { limitedServerFactory } from './server-limits';
 import { createValidationPipe } from './validation';
 
@@ -33,9 +35,11 @@ export const MAX_JSON_DEPTH = 32;
  * A Nest app on Fastify with the conventions every app of this service shares: JSON bodies only
  * (anything else is a 415), a body limit (413), a JSON depth limit, time and connection limits
  * (ADR 0019), problem details for every error (the framework's own included), request ids,
- * an access log without query strings or credentials, and HTTP metrics by route template in the
- * app's own metrics registry, which the module receives to add its own metrics to. Its
- * operations endpoints are served by a management server of their own (`listenApp`).
+ * a server span per request that continues the caller's `traceparent`, an access log without
+ * query strings or credentials and with the request's trace and span ids, and HTTP metrics by
+ * route template in the app's own metrics registry, which the module receives to add its own
+ * metrics to. Its operations endpoints are served by a management server of their own
+ * (`listenApp`).
  */
 export async function createHttpApplication(
   appName: string,
@@ -48,7 +52,8 @@ export async function createHttpApplication(
     bodyLimit: config.http.bodyLimitBytes,
     logger: false,
     return503OnClosing: true,
-    serverFactory: limitedServerFactory(config),
+    serverFactory: (handler: (request: IncomingMessage, response: ServerResponse) => void) =>
+      limitedServerFactory(config)(traceRequests(handler)),
     clientErrorHandler: problemClientErrorHandler,
     // A malformed URL (400) or an over-long path segment (414), refused by the router before
     // any route: a problem document that does not echo the path (Fastify's message does).
@@ -97,6 +102,10 @@ export async function createHttpApplication(
       await management.close();
     }
   });
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    nameRequestSpan(request.raw, request.method, request.routeOptions.url ?? 'unmatched');
+    done();
+  });
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   });
@@ -117,6 +126,7 @@ export async function createHttpApplication(
         path: redactUrl(request.url.split('?')[0]),
         status: reply.statusCode,
         duration_ms: Math.round(reply.elapsedTime),
+        ...requestSpanFields(request.raw),
       },
       'request',
     );
