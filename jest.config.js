@@ -1,5 +1,6 @@
 /**
- * Three tiers: unit tests beside the code (*.spec.ts); integration suites against a real
+ * Four tiers: unit tests beside the code (*.spec.ts); medium suites over in-memory fakes of the
+ * delivery engine's ports, no services (test/medium/*.medium-spec.ts); integration suites against a real
  * PostgreSQL only (test/integration/*.int-spec.ts); end-to-end suites through the apps, real
  * PostgreSQL and real JetStream (test/<area>/*.e2e-spec.ts).
  */
@@ -83,6 +84,13 @@ module.exports = {
   testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
+    {
+      // Between unit and integration: the engine's orchestration (intake, lanes) over in-memory
+      // fakes of its ports (test/medium/fakes), no services.
+      ...shared,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
+    },
     {
       // The middle tier: one part of the product against a real PostgreSQL, no NATS, no apps.
       ...shared,

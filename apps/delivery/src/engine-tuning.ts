@@ -218,3 +218,6 @@ export const ENGINE_TUNING = {
 } as const;
 
 export type RecorderTuning = typeof ENGINE_TUNING.recorder;
+
+/** The engine's tuning as a type: tests and benchmarks build engines with variations of it. */
+export type EngineTuning = typeof ENGINE_TUNING;

@@ -3,6 +3,7 @@ export * from './delivery-decisions';
 export * from './delivery-state';
 export * from './rules/attempt-result';
 export * from './rules/endpoint-status';
+export * from './rules/ingest';
 export * from './rules/retry-schedule';
 export * from './rules/test-events';
 export * from './projection/delivery-projection';

@@ -1,2 +1,3 @@
 export * from './delivery-builders';
 export * from './endpoint-builders';
+export * from './given-events';

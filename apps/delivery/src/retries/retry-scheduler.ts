@@ -1,19 +1,11 @@
 import { Logger } from '@nestjs/common';
-import {
-  decideCancelled,
-  DeliveryRecord,
-  DeliveryWorkQueue,
-  InboundEvent,
-  isTestDelivery,
-} from '@svc/deliveries';
+import { decideCancelled, DeliveryRecord, InboundEvent, isTestDelivery } from '@svc/deliveries';
 import { contextFromCarrier } from '@svc/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeliveryMetrics } from '../delivery-metrics';
-import { AttemptRunner } from '../dispatch/attempt-runner';
-import { ConcurrencyLimits } from '../dispatch/concurrency-limits';
-import { EndpointDirectory } from '../fan-out/endpoint-directory';
-import { DeliveryRecorder } from '../recording/delivery-recorder';
-import { isDatabaseUnavailable, RecordingHealth } from '../recording/recording-health';
+import type { DeliveryMetrics } from '../delivery-metrics';
+import type { Dispatcher } from '../dispatch/dispatcher';
+import type { DeliverySchedule, RecordingGate, RecordStore, SubscriberLookup } from '../ports';
+import { isDatabaseUnavailable } from '../recording/recording-health';
 
 export interface SchedulerOptions {
   intervalMs: number;
@@ -45,13 +37,12 @@ export class RetryScheduler {
 
   constructor(
     private readonly deps: {
-      queue: DeliveryWorkQueue;
-      directory: EndpointDirectory;
-      runner: AttemptRunner;
-      recorder: DeliveryRecorder;
-      limits: ConcurrencyLimits;
-      metrics: DeliveryMetrics;
-      health: RecordingHealth;
+      queue: DeliverySchedule;
+      directory: Pick<SubscriberLookup, 'endpoint' | 'endpointForTest'>;
+      dispatcher: Pick<Dispatcher, 'dispatch'>;
+      recorder: RecordStore;
+      metrics: Pick<DeliveryMetrics, 'deliveriesRateLimited' | 'dueBacklog'>;
+      health: RecordingGate;
     },
     private readonly options: SchedulerOptions,
   ) {}
@@ -124,7 +115,7 @@ export class RetryScheduler {
     delivery: DeliveryRecord,
     inbound: InboundEvent | undefined,
   ): Promise<void> {
-    const { directory, recorder, limits, runner } = this.deps;
+    const { directory, recorder, dispatcher } = this.deps;
     if (delivery.status !== 'pending') {
       await this.deps.queue.forget(delivery.id);
       return;
@@ -151,38 +142,33 @@ export class RetryScheduler {
       }
       return;
     }
-    const attempted = await limits.withSlot(
-      endpoint,
-      0,
-      (release) =>
-        runner.run(
-          {
-            identity: {
-              delivery_id: delivery.id,
-              event_id: delivery.eventId,
-              endpoint_id: delivery.endpointId,
-              tenant_id: delivery.tenantId,
-              event_type: delivery.eventType,
-            },
-            before: delivery,
-            endpoint,
-            body: inbound.body,
-            parent: contextFromCarrier(inbound.traceContext),
-          },
-          release,
-        ),
-      () => this.deps.health.whenHealthy(),
+    const dispatched = await dispatcher.dispatch(
+      {
+        identity: {
+          delivery_id: delivery.id,
+          event_id: delivery.eventId,
+          endpoint_id: delivery.endpointId,
+          tenant_id: delivery.tenantId,
+          event_type: delivery.eventType,
+        },
+        before: delivery,
+        endpoint,
+        body: inbound.body,
+        parent: contextFromCarrier(inbound.traceContext),
+      },
+      { slotWaitMs: 0 },
     );
-    if (!attempted.ran) {
-      // Rate-limited: put off to the second that can take it (ADR 0028); no attempt is used.
-      const rateLimited = attempted.reason === 'rate_limited';
-      await this.deps.queue.postpone(
-        delivery.id,
-        rateLimited ? attempted.retryInMs : this.options.busyEndpointDelayMs,
-      );
-      if (rateLimited) {
-        this.deps.metrics.deliveriesRateLimited.inc();
-      }
+    if (dispatched.kind === 'attempted') {
+      return;
+    }
+    // Busy or rate-limited: put off to the second that can take it (ADR 0028); no attempt is used.
+    const rateLimited = dispatched.kind === 'rate-limited';
+    await this.deps.queue.postpone(
+      delivery.id,
+      rateLimited ? dispatched.retryInMs : this.options.busyEndpointDelayMs,
+    );
+    if (rateLimited) {
+      this.deps.metrics.deliveriesRateLimited.inc();
     }
   }
 

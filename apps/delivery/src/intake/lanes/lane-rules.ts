@@ -274,3 +274,12 @@ export function laneDeliveryBudget(
   );
   return Math.max(1, Math.floor((engineDeliveries * weight) / total));
 }
+
+/**
+ * What the lanes may hold of the engine's global slots together while other attempts run or wait
+ * (ConcurrencyLimits' reserve): INTAKE_LANE_CONCURRENCY_SHARE of DELIVERY_MAX_CONCURRENCY, at
+ * least 1.
+ */
+export function laneSlotsOf(maxConcurrency: number, laneConcurrencyShare: number): number {
+  return Math.max(1, Math.round(maxConcurrency * laneConcurrencyShare));
+}

@@ -1,5 +1,5 @@
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import {
   newId,
   ORIGINAL_SUBJECT_HEADER,
@@ -10,17 +10,18 @@ import {
 } from '@svc/contracts';
 import { appendToStream } from '@svc/event-store';
 import { DataSource } from 'typeorm';
-import { DeliveryMetrics } from '../delivery-metrics';
+import { DeliveryMetrics } from '../../delivery-metrics';
+import type { DeadLetters, IntakeMessage } from '../../ports';
 
 export const REJECTED_EVENT_TYPE = 'event.rejected';
 const EXCERPT_CHARACTERS = 512;
 
 /**
  * Parks a message the engine cannot accept: republished unchanged on the dead-letter subject
- * with the reason in its headers, recorded in the log, counted, and only then acknowledged, so
- * the consumer moves on and nothing is lost.
+ * with the reason in its headers, recorded in the log and counted; the intake acknowledges it only
+ * then (MessageReplies), so the consumer moves on and nothing is lost.
  */
-export class DeadLetterPark {
+export class DeadLetterPark implements DeadLetters {
   constructor(
     private readonly js: JetStreamClient,
     private readonly subjects: SubjectScheme,
@@ -28,7 +29,7 @@ export class DeadLetterPark {
     private readonly metrics: DeliveryMetrics,
   ) {}
 
-  async park(message: JsMsg, reason: RejectionReason, detail: string): Promise<void> {
+  async park(message: IntakeMessage, reason: RejectionReason, detail: string): Promise<void> {
     const headers = natsHeaders();
     for (const [name, values] of message.headers ?? []) {
       values.forEach((value) => headers.append(name, value));
@@ -59,6 +60,5 @@ export class DeadLetterPark {
       ]),
     );
     this.metrics.eventsRejected.inc({ reason });
-    message.ack();
   }
 }

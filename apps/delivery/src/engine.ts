@@ -1,0 +1,260 @@
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { AppConfig } from '@svc/config';
+import type { SubjectScheme } from '@svc/contracts';
+import { DeliveryWorkQueue } from '@svc/deliveries';
+import { connectionPoolOf } from '@svc/event-store';
+import { NatsConnectionManager, operationalJetStreamNames } from '@svc/messaging';
+import { SecretCipher } from '@svc/secrets';
+import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
+import type { Registry } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import { consumerSource } from './adapters/jetstream/consumer-source';
+import { DeadLetterPark } from './adapters/jetstream/dead-letter-park';
+import { JetStreamLaneConsumers } from './adapters/jetstream/lane-consumers';
+import { NatsLaneNotices } from './adapters/jetstream/lane-notices';
+import { DeliveryEngine, JetStreamWiring } from './delivery-engine';
+import { DeliveryMetrics } from './delivery-metrics';
+import { AttemptRunner } from './dispatch/attempt-runner';
+import { ConcurrencyLimits } from './dispatch/concurrency-limits';
+import { Dispatcher } from './dispatch/dispatcher';
+import { EndpointRateLimiter, PostgresRateWindows } from './dispatch/endpoint-rate-limiter';
+import { HttpSender } from './dispatch/http-sender';
+import { ENGINE_TUNING, EngineTuning } from './engine-tuning';
+import { EndpointDirectory } from './fan-out/endpoint-directory';
+import { EventIntake, IntakeOptions } from './intake/event-intake';
+import { EventsInHand } from './intake/events-in-hand';
+import { EventHandler } from './intake/handling/event-handler';
+import {
+  IntakePolicy,
+  laneIntakePolicy,
+  mainIntakePolicy,
+  operationalIntakePolicy,
+} from './intake/intake-policy';
+import { LaneManager } from './intake/lanes/lane-manager';
+import { LaneRegistry } from './intake/lanes/lane-registry';
+import { laneSlotsOf } from './intake/lanes/lane-rules';
+import { LaneView } from './intake/lanes/lane-view';
+import { MessageReplies } from './intake/message-replies';
+import { OperationalEventsRelay } from './operational-events/outbox-relay';
+import { MessageSource, SYSTEM_CLOCK } from './ports';
+import { DeliveryRecorder } from './recording/delivery-recorder';
+import { RecordingHealth } from './recording/recording-health';
+import { RetentionKeeper } from './retention/retention-keeper';
+import { RetryScheduler } from './retries/retry-scheduler';
+
+/** What the engine is built on: the app's connections, made by its platform module. */
+export interface EngineInfrastructure {
+  dataSource: DataSource;
+  nats: NatsConnectionManager;
+  subjects: SubjectScheme;
+  metricsRegistry: Registry;
+  /** Made before the module, as the readiness checks list it. */
+  health: RecordingHealth;
+}
+
+/**
+ * The delivery engine's composition root: every part built from the configuration and the
+ * tuning, and nowhere else (docs/architecture.md). A plain function the compiler checks: the
+ * PostgreSQL adapters at once, the JetStream ones once NATS is reachable (`wireJetStream`).
+ */
+export function buildEngine(
+  config: AppConfig,
+  infra: EngineInfrastructure,
+  tuning: EngineTuning = ENGINE_TUNING,
+): DeliveryEngine {
+  const { delivery } = config;
+  const { dataSource, health, subjects } = infra;
+  const clock = SYSTEM_CLOCK;
+  const metrics = new DeliveryMetrics(infra.metricsRegistry);
+  const sender = new HttpSender({
+    timeoutMs: delivery.timeoutMs,
+    allowList: new PrivateNetworkAllowList(config.webhooks.allowedPrivateCidrs),
+    extraCaFile: delivery.extraCaFile,
+    connectionsPerOrigin: delivery.maxConcurrencyPerEndpoint,
+  });
+  const limits = new ConcurrencyLimits(
+    delivery.maxConcurrency,
+    delivery.maxConcurrencyPerEndpoint,
+    new EndpointRateLimiter(new PostgresRateWindows(dataSource), tuning.rateLimit),
+    laneSlotsOf(delivery.maxConcurrency, delivery.fairness.laneConcurrencyShare),
+  );
+  const directory = new EndpointDirectory(
+    dataSource,
+    new SecretCipher(config.secrets.encryptionKeys),
+    { ttlMs: tuning.directoryTtlMs },
+  );
+  const queue = new DeliveryWorkQueue(dataSource);
+  health.probeWith(() => dataSource.query('SELECT 1'));
+  const pool = connectionPoolOf(dataSource);
+  if (pool) {
+    health.watchConnections(pool);
+  }
+  const recorder = new DeliveryRecorder(dataSource, metrics, tuning.recorder, health);
+  const runner = new AttemptRunner(
+    sender,
+    recorder,
+    metrics,
+    { retryScheduleMs: delivery.retryScheduleMs, maxAttempts: delivery.maxAttempts },
+    health,
+  );
+  const dispatcher = new Dispatcher(limits, runner, health);
+  const scheduler = new RetryScheduler(
+    { queue, directory, dispatcher, recorder, metrics, health },
+    {
+      intervalMs: delivery.schedulerIntervalMs,
+      leaseMs: delivery.timeoutMs + tuning.scheduler.claimMarginMs,
+      batchSize: tuning.scheduler.batchSize,
+      busyEndpointDelayMs: tuning.scheduler.busyEndpointDelayMs,
+      globalMax: delivery.maxConcurrency,
+      backlogSampleMs: tuning.scheduler.backlogSampleMs,
+    },
+  );
+  const { minIntervalMs, maxIntervalMs } = tuning.retention;
+  const retention = new RetentionKeeper(dataSource, infra.metricsRegistry, {
+    settings: config.retention,
+    intervalMs: Math.max(
+      minIntervalMs,
+      Math.min(maxIntervalMs, config.retention.partitionWidthMs / 4),
+    ),
+  });
+  const relay = new OperationalEventsRelay({ dataSource, metrics }, tuning.operationalEvents);
+  // One for every intake of the engine: a lane and the main intake may hold copies of one event.
+  const eventsInHand = new EventsInHand();
+  const laneView = new LaneView(
+    {
+      maxViewAgeMs: tuning.lanes.maxViewAgeMs,
+      mainPutBackMs: tuning.lanes.mainPutBackMs,
+      putBackMs: tuning.lanes.putBackMs,
+      maxConcurrency: delivery.maxConcurrency,
+      hotTenantShare: delivery.fairness.hotTenantShare,
+    },
+    clock,
+  );
+  const intakeOptions = intakeOptionsOf(config, tuning);
+
+  /** An intake of `policy` reading `source`, its deliveries in hand bounded by `maxDeliveries`. */
+  const intakeOn =
+    (js: JetStreamClient) =>
+    (policy: IntakePolicy, source: MessageSource, maxDeliveries?: number): EventIntake =>
+      new EventIntake(
+        {
+          source,
+          handler: new EventHandler(
+            {
+              subjects,
+              ledger: queue,
+              subscribers: directory,
+              dispatcher,
+              records: recorder,
+              recording: health,
+              eventsInHand,
+              metrics,
+              clock,
+            },
+            {
+              retention: config.retention,
+              busyEndpointDelayMs: tuning.intake.busyEndpointDelayMs,
+            },
+            policy.source,
+            policy.kind === 'lane' ? 'lane' : 'main',
+          ),
+          replies: new MessageReplies(
+            {
+              deadLetters: new DeadLetterPark(js, subjects, dataSource, metrics),
+              recording: health,
+              metrics,
+            },
+            tuning.intake.retryFailedMessageMs,
+          ),
+          subjects,
+          metrics,
+          clock,
+        },
+        { ...intakeOptions, maxDeliveriesInFlight: maxDeliveries ?? delivery.maxConcurrency },
+        policy,
+      );
+
+  const wireJetStream = async (connection: NatsConnection): Promise<JetStreamWiring> => {
+    const { jetstream: settings } = config;
+    const js = jetstream(connection);
+    const intake = intakeOn(js);
+    const main = intake(
+      mainIntakePolicy(laneView),
+      consumerSource(await js.consumers.get(settings.eventsStream, settings.consumer)),
+    );
+    const laneConsumers = new JetStreamLaneConsumers(await jetstreamManager(connection), settings);
+    const lanes = new LaneManager(
+      {
+        store: new LaneRegistry(dataSource),
+        consumers: laneConsumers,
+        notices: new NatsLaneNotices(connection, subjects),
+        makeIntake: async (lane, budget) => {
+          await laneConsumers.ensure(lane);
+          const consumer = await js.consumers.get(settings.eventsStream, lane.consumerName);
+          return intake(
+            laneIntakePolicy(
+              lane.tenantId,
+              laneView,
+              () => main.lagMs() > tuning.lanes.mainLagLimitMs,
+            ),
+            consumerSource(consumer),
+            budget,
+          );
+        },
+        view: laneView,
+        metrics,
+        fairness: delivery.fairness,
+        maxConcurrency: delivery.maxConcurrency,
+        clock,
+      },
+      tuning.lanes,
+    );
+    const names = operationalJetStreamNames(settings);
+    const operational = intake(
+      operationalIntakePolicy(),
+      consumerSource(await js.consumers.get(names.stream, names.consumer)),
+    );
+    return { js, main, lanes, operational };
+  };
+
+  return new DeliveryEngine(
+    {
+      settings: config.jetstream,
+      nats: infra.nats,
+      subjects,
+      directory,
+      recorder,
+      sender,
+      health,
+      scheduler,
+      retention,
+      relay,
+      startRetryMs: tuning.startRetryMs,
+    },
+    wireJetStream,
+  );
+}
+
+/** The intakes' bounds and pull sizes, from the configuration and the tuning. */
+function intakeOptionsOf(
+  { delivery, jetstream: settings }: AppConfig,
+  { intake }: EngineTuning,
+): IntakeOptions {
+  return {
+    maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
+    maxDeliveriesInFlight: delivery.maxConcurrency,
+    maxFanningOut: intake.maxFanningOut,
+    tenantWindow: intake.tenantWindow,
+    maxSlotWaitsPerTenant: intake.maxSlotWaitsPerTenant,
+    yieldPollMs: intake.yieldPollMs,
+    ackWaitMs: settings.ackWaitMs,
+    pullBatch: intake.pullBatch,
+    skipPullBatch: Math.max(
+      intake.pullBatch,
+      Math.min(intake.skipPullBatch, Math.floor(settings.maxAckPending / 2)),
+    ),
+    pullExpiresMs: intake.pullExpiresMs,
+    retryFailedPullMs: intake.retryFailedPullMs,
+  };
+}

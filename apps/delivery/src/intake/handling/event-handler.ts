@@ -1,0 +1,202 @@
+import { Context } from '@opentelemetry/api';
+import { derivedId, EventEnvelope, eventRetentionTime, SubjectScheme } from '@svc/contracts';
+import { decideDeferred, decideIngest, DeliveryIdentity, InboundPayload } from '@svc/deliveries';
+import { extractTraceContext, traceCarrierOf } from '@svc/observability';
+import type { DeliveryMetrics } from '../../delivery-metrics';
+import type { SlotClass } from '../../dispatch/concurrency-limits';
+import type { Dispatcher } from '../../dispatch/dispatcher';
+import type { DirectoryEndpoint } from '../../fan-out/endpoint-directory';
+import type { IntakeSource } from '../../operational-events/intake-source';
+import type {
+  Clock,
+  IngestLedger,
+  IntakeMessage,
+  RecordingGate,
+  RecordStore,
+  SubscriberLookup,
+} from '../../ports';
+import type { MessageInHand } from '../back-pressure';
+import type { EventsInHand } from '../events-in-hand';
+import type { HandleOutcome } from '../message-replies';
+import { AcceptedEvent, acceptMessage } from './accept-message';
+
+export interface EventHandlerDeps {
+  subjects: SubjectScheme;
+  ledger: IngestLedger;
+  subscribers: Pick<SubscriberLookup, 'subscribers'>;
+  dispatcher: Pick<Dispatcher, 'dispatch'>;
+  records: RecordStore;
+  recording: Pick<RecordingGate, 'whenHealthy'>;
+  /** One for all the engine's intakes: a lane and the main intake may hold copies of one event. */
+  eventsInHand: EventsInHand;
+  metrics: Pick<
+    DeliveryMetrics,
+    | 'eventsReceived'
+    | 'eventsDuplicate'
+    | 'deliveriesDeferred'
+    | 'deliveriesRateLimited'
+    | 'publishToDelivered'
+  >;
+  clock: Clock;
+}
+
+export interface EventHandlerOptions {
+  /** Where delivery data may be written: within retention, and partitions made ahead (ADR 0023). */
+  retention: { retentionMs: number; partitionWidthMs: number };
+  /**
+   * How long a first attempt waits for a slot of an endpoint at its bound, and, if none comes,
+   * how much later the schedule tries it.
+   */
+  busyEndpointDelayMs: number;
+}
+
+/** What the intake gives the handler of one message. */
+export interface Handling {
+  /** Where its deliveries are counted (back-pressure). */
+  inHand: MessageInHand;
+  /** Counts a wait of one of its deliveries for its endpoint's slot (TenantSlotWaits). */
+  beginSlotWait: () => () => void;
+}
+
+/**
+ * Handles one message taken into hand, and says what is to become of it: accept the event,
+ * decide whether it was ingested before (`decideIngest`), fan it out to its tenant's subscribed
+ * endpoints, and make each delivery's first attempt (or record it deferred when its endpoint is
+ * busy or at its rate limit). It replies nothing itself: the intake turns its outcome into an
+ * acknowledgement, a park or a retry (MessageReplies). A failure it throws means the message goes
+ * back to JetStream.
+ */
+export class EventHandler {
+  constructor(
+    private readonly deps: EventHandlerDeps,
+    private readonly options: EventHandlerOptions,
+    private readonly source: IntakeSource,
+    private readonly slotClass: SlotClass,
+  ) {}
+
+  /** `inHand.counted` is called once the message's deliveries are known (or it has none). */
+  async handle(message: IntakeMessage, handling: Handling): Promise<HandleOutcome> {
+    this.deps.metrics.eventsReceived.inc();
+    // No new message is taken while records cannot be written.
+    await this.deps.recording.whenHealthy();
+    const event = acceptMessage(message, this.deps.subjects, this.source);
+    if ('reason' in event) {
+      handling.inHand.counted(0);
+      return { kind: 'park', reason: event.reason, detail: event.detail };
+    }
+    const release = await this.deps.eventsInHand.hold(event.envelope.tenant_id, event.envelope.id);
+    try {
+      return await this.fanOut(message, handling, event);
+    } finally {
+      release();
+    }
+  }
+
+  /** Handles a valid event, no other copy of it being in hand (EventsInHand). */
+  private async fanOut(
+    message: IntakeMessage,
+    handling: Handling,
+    { envelope, body, audience }: AcceptedEvent,
+  ): Promise<HandleOutcome> {
+    const { ledger, subscribers, metrics } = this.deps;
+    const stored = await ledger.storedBody(envelope.tenant_id, envelope.id);
+    const ingest = decideIngest(stored, envelope, message.info.redelivered);
+    if (ingest === 'conflict') {
+      handling.inHand.counted(0);
+      return {
+        kind: 'park',
+        reason: 'conflicting-duplicate',
+        detail: `tenant ${envelope.tenant_id} already published ${envelope.id} with another body; the first one stands`,
+      };
+    }
+    if (ingest === 'duplicate') {
+      handling.inHand.counted(0);
+      metrics.eventsDuplicate.inc();
+      return { kind: 'ack' };
+    }
+    const endpoints = await subscribers.subscribers(envelope.tenant_id, envelope.type, audience);
+    // A redelivered message: the engine may have stopped half-way, so only the endpoints still
+    // without a delivery are served.
+    const served =
+      ingest === 'resume' ? await ledger.endpointsServed(envelope.tenant_id, envelope.id) : null;
+    const targets = served ? endpoints.filter((endpoint) => !served.has(endpoint.id)) : endpoints;
+    handling.inHand.counted(targets.length);
+    const parent = extractTraceContext(message.headers);
+    const payload: InboundPayload = {
+      eventId: envelope.id,
+      tenantId: envelope.tenant_id,
+      type: envelope.type,
+      body,
+      traceContext: traceCarrierOf(parent),
+      retentionKey: eventRetentionTime(
+        envelope.created_at,
+        new Date(this.deps.clock.now()),
+        this.options.retention,
+      ),
+    };
+    const publishedAtMs = message.time.getTime();
+    await Promise.all(
+      targets.map((endpoint) =>
+        this.firstAttempt(envelope, endpoint, payload, parent, publishedAtMs, handling).finally(
+          () => handling.inHand.deliveryFinished(),
+        ),
+      ),
+    );
+    return { kind: 'ack' };
+  }
+
+  private async firstAttempt(
+    envelope: EventEnvelope,
+    endpoint: DirectoryEndpoint,
+    payload: InboundPayload,
+    parent: Context,
+    publishedAtMs: number,
+    handling: Handling,
+  ): Promise<void> {
+    const identity: DeliveryIdentity = {
+      // Every copy of the event names its delivery to this endpoint alike: copies racing in two
+      // engines append to one stream, and the log lets one win (ADR 0016, 0023).
+      delivery_id: derivedId('del', payload.retentionKey, [
+        envelope.tenant_id,
+        envelope.id,
+        endpoint.id,
+      ]),
+      event_id: envelope.id,
+      endpoint_id: endpoint.id,
+      tenant_id: envelope.tenant_id,
+      event_type: envelope.type,
+    };
+    const { metrics, clock } = this.deps;
+    const dispatched = await this.deps.dispatcher.dispatch(
+      { identity, before: null, endpoint, body: payload.body, payload, parent },
+      {
+        slotWaitMs: this.options.busyEndpointDelayMs,
+        slotClass: this.slotClass,
+        beginSlotWait: handling.beginSlotWait,
+      },
+    );
+    if (dispatched.kind === 'attempted') {
+      const { receipt } = dispatched;
+      if (receipt.committed && receipt.conclusion === 'succeeded') {
+        metrics.publishToDelivered.observe(Math.max(0, clock.now() - publishedAtMs) / 1000);
+      }
+      return;
+    }
+    // A rate-limited delivery waits for a later second exactly as a busy endpoint's does: the
+    // log records it as `endpoint_busy` (the endpoint can take no more now, ADR 0028), and
+    // neither uses an attempt.
+    const rateLimited = dispatched.kind === 'rate-limited';
+    const delayMs = rateLimited ? dispatched.retryInMs : this.options.busyEndpointDelayMs;
+    const [deferred] = decideDeferred({ identity, delayMs }, null, new Date(clock.now()));
+    const receipt = await this.deps.records.record({
+      deliveryId: identity.delivery_id,
+      before: null,
+      event: deferred,
+      metadata: { tenant_id: identity.tenant_id },
+      payload,
+    });
+    if (receipt.committed) {
+      (rateLimited ? metrics.deliveriesRateLimited : metrics.deliveriesDeferred).inc();
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import type { MsgHdrs } from '@nats-io/nats-core';
+import type { RejectionReason } from '@svc/contracts';
+import type { DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import type { EndpointEnvironment } from '@svc/webhook-endpoints';
+import type { DirectoryEndpoint } from './fan-out/endpoint-directory';
+import type { DeliveryCommit, RecordReceipt } from './recording/delivery-recorder';
+
+/**
+ * The ports of the delivery engine: what its intake, dispatch and lanes need of the world,
+ * declared here by the engine and implemented by adapters (PostgreSQL: the recorder, the work
+ * queue, the endpoint directory, the lane registry; JetStream: adapters/jetstream). The medium
+ * test tier (test/medium) puts in-memory fakes behind the same ports.
+ */
+
+/**
+ * A message as the intake sees it: the one JetStream-shaped type it knows. JetStream's `JsMsg`
+ * is one as it is, with no wrapper per message.
+ */
+export interface IntakeMessage {
+  readonly subject: string;
+  /** Its sequence number in the stream. */
+  readonly seq: number;
+  readonly data: Uint8Array;
+  /** The publisher's headers: the trace context travels in them. */
+  readonly headers?: MsgHdrs;
+  /** When the stream stored it. */
+  readonly time: Date;
+  readonly info: {
+    readonly stream: string;
+    /** Messages behind this one that its consumer had not delivered when it was. */
+    readonly pending: number;
+    /** 1 the first time the consumer delivers it. */
+    readonly deliveryCount: number;
+    readonly redelivered: boolean;
+  };
+  ack(): void;
+  /** Hands it back, to be delivered again after `delayMs` (at once without). */
+  nak(delayMs?: number): void;
+  /** Keeps it from being handed out again while it is still worked on. */
+  working(): void;
+}
+
+/** One pull's messages, as they arrive; `stop` ends it early. */
+export interface PulledBatch extends AsyncIterable<IntakeMessage> {
+  stop(): void;
+}
+
+/** Where an intake pulls its messages from (a JetStream consumer). */
+export interface MessageSource {
+  /** Up to `max` messages, waiting up to `expiresMs` on the server when there are none. */
+  fetch(max: number, expiresMs: number): Promise<PulledBatch>;
+}
+
+/** Where a message the engine cannot accept is parked (the dead-letter stream, and the log). */
+export interface DeadLetters {
+  /** Parks it, durably; the caller acknowledges it afterwards. */
+  park(message: IntakeMessage, reason: RejectionReason, detail: string): Promise<void>;
+}
+
+/** What the engine knows of the events it ingested before (the stored bodies and deliveries). */
+export interface IngestLedger {
+  /** The stored body of a tenant's event, or null when none is stored. */
+  storedBody(tenantId: string, eventId: string): Promise<string | null>;
+  /** The endpoints that already have a delivery of a tenant's event. */
+  endpointsServed(tenantId: string, eventId: string): Promise<Set<string>>;
+}
+
+/** The tenants' endpoints, as delivery needs them (cached by the PostgreSQL adapter). */
+export interface SubscriberLookup {
+  subscribers(
+    tenantId: string,
+    eventType: string,
+    environment: EndpointEnvironment,
+  ): Promise<DirectoryEndpoint[]>;
+  endpoint(tenantId: string, endpointId: string): Promise<DirectoryEndpoint | null>;
+  endpointForTest(tenantId: string, endpointId: string): Promise<DirectoryEndpoint | null>;
+}
+
+/** Where delivery records are written (group commit in PostgreSQL). */
+export interface RecordStore {
+  /** Resolves once the record is durable, or was dropped for a racing writer's. */
+  record(commit: DeliveryCommit): Promise<RecordReceipt>;
+}
+
+/** The waits of deliveries that are not attempted now: retries, busy endpoints, re-drives. */
+export interface DeliverySchedule {
+  claimDue(
+    limit: number,
+    leaseMs: number,
+  ): Promise<{ delivery: DeliveryRecord; payload: InboundEvent | undefined }[]>;
+  postpone(deliveryId: string, delayMs: number): Promise<void>;
+  forget(deliveryId: string): Promise<void>;
+  dueBacklog(): Promise<number>;
+}
+
+/** Whether records can be written now: no work starts while they cannot. */
+export interface RecordingGate {
+  readonly healthy: boolean;
+  /** Resolves once records can be written; rejects when the engine stops first. */
+  whenHealthy(): Promise<void>;
+  /** A write failed because the database is away. */
+  failed(error: unknown): void;
+}
+
+/** Time, for the parts whose rules depend on it (tests pass a fake one). */
+export interface Clock {
+  now(): number;
+}
+
+export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };

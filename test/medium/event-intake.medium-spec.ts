@@ -1,0 +1,302 @@
+import { Registry } from 'prom-client';
+import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
+import { EventIntake, IntakeOptions } from '../../apps/delivery/src/intake/event-intake';
+import { EventsInHand } from '../../apps/delivery/src/intake/events-in-hand';
+import { EventHandler } from '../../apps/delivery/src/intake/handling/event-handler';
+import {
+  IntakePolicy,
+  mainIntakePolicy,
+  operationalIntakePolicy,
+} from '../../apps/delivery/src/intake/intake-policy';
+import { LaneView } from '../../apps/delivery/src/intake/lanes/lane-view';
+import { MessageReplies } from '../../apps/delivery/src/intake/message-replies';
+import {
+  endpoint,
+  eventMessage,
+  FakeClock,
+  FakeDeadLetters,
+  FakeDispatcher,
+  FakeLedger,
+  FakeMessage,
+  FakeMessageSource,
+  FakeRecordingGate,
+  FakeRecordStore,
+  FakeSubscribers,
+  SUBJECTS,
+  until,
+} from './fakes/intake-fakes';
+
+/**
+ * The intake with every port faked (test/medium/fakes): what becomes of each message (ack, park,
+ * retry, skip, put back, release) and what is asked of the engine, without NATS or PostgreSQL.
+ */
+
+const OPTIONS: IntakeOptions = {
+  maxMessagesInFlight: 8,
+  maxDeliveriesInFlight: 64,
+  maxFanningOut: 8,
+  tenantWindow: 64,
+  maxSlotWaitsPerTenant: 8,
+  yieldPollMs: 5,
+  ackWaitMs: 60_000,
+  pullBatch: 32,
+  skipPullBatch: 1000,
+  pullExpiresMs: 50,
+  retryFailedPullMs: 10,
+};
+const RETRY_FAILED_MESSAGE_MS = 5000;
+const BUSY_DELAY_MS = 250;
+
+function engineWithFakes(
+  policy: IntakePolicy = operationalIntakePolicy(),
+  options: Partial<IntakeOptions> = {},
+) {
+  const fakes = {
+    source: new FakeMessageSource(),
+    ledger: new FakeLedger(),
+    subscribers: new FakeSubscribers(),
+    dispatcher: new FakeDispatcher(),
+    records: new FakeRecordStore(),
+    deadLetters: new FakeDeadLetters(),
+    recording: new FakeRecordingGate(),
+    clock: new FakeClock(),
+  };
+  const metrics = new DeliveryMetrics(new Registry());
+  const handler = new EventHandler(
+    {
+      subjects: SUBJECTS,
+      ledger: fakes.ledger,
+      subscribers: fakes.subscribers,
+      dispatcher: fakes.dispatcher,
+      records: fakes.records,
+      recording: fakes.recording,
+      eventsInHand: new EventsInHand(),
+      metrics,
+      clock: fakes.clock,
+    },
+    {
+      retention: { retentionMs: 30 * 86_400_000, partitionWidthMs: 86_400_000 },
+      busyEndpointDelayMs: BUSY_DELAY_MS,
+    },
+    policy.source,
+    'main',
+  );
+  const replies = new MessageReplies(
+    { deadLetters: fakes.deadLetters, recording: fakes.recording, metrics },
+    RETRY_FAILED_MESSAGE_MS,
+  );
+  const intake = new EventIntake(
+    { source: fakes.source, handler, replies, subjects: SUBJECTS, metrics, clock: fakes.clock },
+    { ...OPTIONS, ...options },
+    policy,
+  );
+  return { ...fakes, intake, metrics };
+}
+
+/** The platform's events on the ops subjects are not the operational intake's: a main intake. */
+function platformPolicy(): IntakePolicy {
+  return mainIntakePolicy(
+    new LaneView(
+      {
+        maxViewAgeMs: 5000,
+        mainPutBackMs: 100,
+        putBackMs: 100,
+        maxConcurrency: 64,
+        hotTenantShare: 0.5,
+      },
+      new FakeClock(),
+    ),
+  );
+}
+
+describe('the intake, its ports faked', () => {
+  let running: ReturnType<typeof engineWithFakes> | undefined;
+  afterEach(async () => {
+    running?.dispatcher.releaseHeld();
+    await running?.intake.stop();
+    running = undefined;
+  });
+
+  function start(policy: IntakePolicy = platformPolicy(), options: Partial<IntakeOptions> = {}) {
+    running = engineWithFakes(policy, options);
+    void running.intake.start();
+    return running;
+  }
+
+  it('fans a valid event out to every subscribed endpoint, then acknowledges it once', async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [
+      endpoint('wh_1', 'ten_a'),
+      endpoint('wh_2', 'ten_a'),
+    ]);
+    const message = eventMessage('ten_a', 1);
+    engine.source.push(message);
+
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders.map((order) => order.endpoint.id).sort()).toEqual([
+      'wh_1',
+      'wh_2',
+    ]);
+    expect(engine.dispatcher.orders[0].identity).toMatchObject({
+      tenant_id: 'ten_a',
+      event_type: 'alert.created',
+    });
+  });
+
+  it('parks a message that is not JSON with its reason, and acknowledges it only after the park', async () => {
+    const engine = start();
+    const message = new FakeMessage(SUBJECTS.event('ten_a', 'alert.created'), '{"id": ', 7);
+    engine.source.push(message);
+
+    await until(() => message.replies.length > 0);
+    expect(engine.deadLetters.parked).toEqual([
+      expect.objectContaining({ seq: 7, reason: 'invalid-json' }),
+    ]);
+    expect(message.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders).toHaveLength(0);
+  });
+
+  it('parks a conflicting duplicate and never acknowledges it unparked, redelivered or not', async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    const first = eventMessage('ten_a', 1, { id: 'evt_same' });
+    const again = eventMessage('ten_a', 2, { id: 'evt_same', data: { other: true } });
+    engine.ledger.bodies.set('ten_a evt_same', Buffer.from(first.data).toString());
+
+    engine.source.push(again);
+    await until(() => again.replies.length > 0);
+    expect(engine.deadLetters.parked).toEqual([
+      expect.objectContaining({ seq: 2, reason: 'conflicting-duplicate' }),
+    ]);
+    expect(again.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders).toHaveLength(0);
+  });
+
+  it('sends a conflicting duplicate back when its park fails, to come again later', async () => {
+    const engine = start();
+    const first = eventMessage('ten_a', 1, { id: 'evt_same' });
+    engine.ledger.bodies.set('ten_a evt_same', Buffer.from(first.data).toString());
+    engine.deadLetters.failure = new Error('the dead-letter stream is away');
+    const again = eventMessage('ten_a', 2, { id: 'evt_same', data: { other: true } });
+
+    engine.source.push(again);
+    await until(() => again.replies.length > 0);
+    expect(again.replies).toEqual([`nak ${RETRY_FAILED_MESSAGE_MS}`]);
+  });
+
+  it('acknowledges a republished event without sending anything again', async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    const message = eventMessage('ten_a', 3, { id: 'evt_again' });
+    engine.ledger.bodies.set('ten_a evt_again', Buffer.from(message.data).toString());
+
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders).toHaveLength(0);
+  });
+
+  it('resumes a redelivered message: only the endpoints still without a delivery get one', async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [
+      endpoint('wh_1', 'ten_a'),
+      endpoint('wh_2', 'ten_a'),
+    ]);
+    const message = eventMessage('ten_a', 4, { id: 'evt_half', redelivered: true });
+    engine.ledger.bodies.set('ten_a evt_half', Buffer.from(message.data).toString());
+    engine.ledger.served.set('ten_a evt_half', new Set(['wh_1']));
+
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders.map((order) => order.endpoint.id)).toEqual(['wh_2']);
+  });
+
+  it('records a first attempt deferred when its endpoint is busy, and acknowledges the message', async () => {
+    const engine = start();
+    engine.dispatcher.outcome = 'busy';
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    const message = eventMessage('ten_a', 5);
+
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual(['ack']);
+    expect(engine.records.commits).toHaveLength(1);
+    expect(engine.records.commits[0].event.type).toBe('delivery.deferred');
+  });
+
+  it('sends a message back with the retry delay when the database fails, and says so to the gate', async () => {
+    const engine = start();
+    const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    engine.ledger.failure = outage;
+    const message = eventMessage('ten_a', 6);
+
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual([`nak ${RETRY_FAILED_MESSAGE_MS}`]);
+    expect(engine.recording.failures).toEqual([outage]);
+  });
+
+  it('stopping hands back what was pulled and not taken, and waits for what is in hand', async () => {
+    // Room for one fan-out and one delivery: the first message's holds it, the second waits.
+    const engine = start(platformPolicy(), { maxDeliveriesInFlight: 1, maxFanningOut: 1 });
+    engine.dispatcher.hold = true;
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    engine.subscribers.byTenant.set('ten_b', [endpoint('wh_2', 'ten_b')]);
+    const inHand = eventMessage('ten_a', 1);
+    const waiting = eventMessage('ten_b', 2);
+    engine.source.push(inHand, waiting);
+    await until(() => engine.dispatcher.orders.length === 1 && engine.intake.messagesHeld === 2);
+
+    const stopped = engine.intake.stop();
+    await until(() => waiting.replies.length > 0);
+    expect(waiting.replies).toEqual(['nak']);
+    expect(inHand.replies).toEqual([]);
+    engine.dispatcher.releaseHeld();
+    await stopped;
+    expect(inHand.replies).toEqual(['ack']);
+    running = undefined;
+  });
+
+  it('skips, unhandled, what a lane covers, and counts it', async () => {
+    const clock = new FakeClock();
+    const view = new LaneView(
+      {
+        maxViewAgeMs: 5000,
+        mainPutBackMs: 100,
+        putBackMs: 100,
+        maxConcurrency: 64,
+        hotTenantShare: 0.5,
+      },
+      clock,
+    );
+    view.replace(
+      [
+        {
+          tenantId: 'ten_hot',
+          consumerName: 'svc-delivery-lane-ten_hot-10',
+          startSeq: 10,
+          endSeq: null,
+          closingSince: null,
+        },
+      ],
+      clock.now(),
+    );
+    const engine = start(mainIntakePolicy(view));
+    engine.subscribers.byTenant.set('ten_hot', [endpoint('wh_1', 'ten_hot')]);
+    engine.subscribers.byTenant.set('ten_b', [endpoint('wh_2', 'ten_b')]);
+    const covered = eventMessage('ten_hot', 12);
+    const other = eventMessage('ten_b', 13);
+
+    engine.source.push(covered, other);
+    await until(() => covered.replies.length > 0 && other.replies.length > 0);
+    expect(covered.replies).toEqual(['ack']);
+    expect(other.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders.map((order) => order.endpoint.id)).toEqual(['wh_2']);
+    const skipped = await engine.metrics.messagesSkipped.get();
+    expect(skipped.values[0].value).toBe(1);
+  });
+});
