@@ -1,6 +1,6 @@
 import { createUser } from '@nats-io/nkeys';
 import { connect } from '@nats-io/transport-node';
-import { loadConfig, loadNatsConfig, type NatsSettings } from '@svc/config';
+import { loadConfig, loadNatsConfig } from '@svc/config';
 import { NatsConnectionManager, natsConnectOptions } from '@svc/messaging';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,21 +30,34 @@ let clientKey: string;
 const CA = join(TLS, 'ca.pem');
 
 function issueClientCertificate(directory: string): { cert: string; key: string } {
-  const key = join(directory, 'client-key.pem');
-  const csr = join(directory, 'client.csr');
-  const ext = join(directory, 'client.ext');
-  const cert = join(directory, 'client.pem');
+  return issueCertificate(
+    directory,
+    'client',
+    'svc-test-client',
+    'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=clientAuth\n',
+  );
+}
+
+/** A certificate from the test CA: `extensions` in openssl's x509 extension file syntax. */
+function issueCertificate(
+  directory: string,
+  name: string,
+  commonName: string,
+  extensions: string,
+): { cert: string; key: string } {
+  const key = join(directory, `${name}-key.pem`);
+  const csr = join(directory, `${name}.csr`);
+  const ext = join(directory, `${name}.ext`);
+  const cert = join(directory, `${name}.pem`);
   execFileSync(
     'openssl',
     ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key],
     { stdio: 'ignore' },
   );
-  execFileSync(
-    'openssl',
-    ['req', '-new', '-key', key, '-subj', '/CN=svc-test-client', '-out', csr],
-    { stdio: 'ignore' },
-  );
-  writeFileSync(ext, 'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=clientAuth\n');
+  execFileSync('openssl', ['req', '-new', '-key', key, '-subj', `/CN=${commonName}`, '-out', csr], {
+    stdio: 'ignore',
+  });
+  writeFileSync(ext, extensions);
   execFileSync(
     'openssl',
     [
@@ -118,22 +131,23 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function settings(env: Record<string, string>): NatsSettings {
-  return loadNatsConfig({ NATS_URL: url, ...env }).nats;
-}
-
 const TLS_ENV = () => ({
   NATS_TLS_CA_FILE: CA,
   NATS_TLS_CERT_FILE: clientCert,
   NATS_TLS_KEY_FILE: clientKey,
 });
 
-async function tryConnect(env: Record<string, string>): Promise<string> {
+function tryConnect(env: Record<string, string>): Promise<string> {
+  return tryConnectTo(url, env);
+}
+
+async function tryConnectTo(natsUrl: string, env: Record<string, string>): Promise<string> {
+  const natsSettings = loadNatsConfig({ NATS_URL: natsUrl, ...env }).nats;
   try {
     // A TLS handshake and the server's answer can take seconds on a loaded machine (a 3 s
     // timeout once turned a refusal into "timeout" in CI): what is checked is the answer.
     const connection = await connect(
-      natsConnectOptions(settings(env), 'svc-test', { timeout: 10_000, maxReconnectAttempts: 0 }),
+      natsConnectOptions(natsSettings, 'svc-test', { timeout: 10_000, maxReconnectAttempts: 0 }),
     );
     await connection.flush();
     await connection.close();
@@ -204,6 +218,79 @@ describe('a NATS with TLS (client certificates) and authorization', () => {
   });
 });
 
+/**
+ * Issue 29, part 8, item 5: a server reached by IP address, whose certificate names that address
+ * (an IP subjectAltName) and no host name. Each server here requires TLS but no client
+ * certificate or credentials; its certificate is made for the test.
+ */
+describe('a NATS with TLS reached by IP address', () => {
+  const servers: { port: number; process: ChildProcess }[] = [];
+
+  async function startTlsServer(subjectAltName: string): Promise<number> {
+    const name = `server-${servers.length}`;
+    const { cert, key } = issueCertificate(
+      work,
+      name,
+      'svc-test-nats',
+      `basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=${subjectAltName}\n`,
+    );
+    const port = await freePort();
+    const config = join(work, `${name}.conf`);
+    writeFileSync(
+      config,
+      `listen: "127.0.0.1:${port}"\ntls {\n  cert_file: "${cert}"\n  key_file: "${key}"\n}\n`,
+    );
+    servers.push({ port, process: spawn(NATS_SERVER, ['-c', config], { stdio: 'ignore' }) });
+    await waitFor(
+      async () =>
+        new Promise<boolean>((done) => {
+          const socket = netConnect(port, '127.0.0.1');
+          socket.once('connect', () => (socket.destroy(), done(true)));
+          socket.once('error', () => done(false));
+        }),
+      { what: `nats-server with TLS (${subjectAltName}) to listen` },
+    );
+    return port;
+  }
+
+  let byAddress: number;
+  let elsewhere: number;
+  let byName: number;
+  beforeAll(async () => {
+    byAddress = await startTlsServer('IP:127.0.0.1');
+    elsewhere = await startTlsServer('IP:192.0.2.10');
+    byName = await startTlsServer('DNS:localhost');
+  });
+  afterAll(async () => {
+    for (const { process: running } of servers) {
+      if (running.exitCode === null) {
+        const exited = new Promise((done) => running.once('exit', done));
+        running.kill('SIGTERM');
+        await exited;
+      }
+    }
+  });
+
+  const connectTo = (natsUrl: string) => tryConnectTo(natsUrl, { NATS_TLS_CA_FILE: CA });
+
+  it('connects to tls://127.0.0.1 when the certificate names 127.0.0.1', async () => {
+    expect(await connectTo(`tls://127.0.0.1:${byAddress}`)).toBe('connected');
+  });
+
+  it('refuses a certificate made out to another address', async () => {
+    expect(await connectTo(`tls://127.0.0.1:${elsewhere}`)).toMatch(/^refused: /);
+  });
+
+  it('refuses, by IP, a certificate that names only localhost (no longer taken for it)', async () => {
+    expect(await connectTo(`tls://127.0.0.1:${byName}`)).toMatch(/^refused: /);
+  });
+
+  it('checks a server named by host name against that name, as before', async () => {
+    expect(await connectTo(`tls://localhost:${byName}`)).toBe('connected');
+    expect(await connectTo(`tls://localhost:${byAddress}`)).toMatch(/^refused: /);
+  });
+});
+
 describe('NATS settings from the environment', () => {
   it('reads a token, a credentials file and TLS into the connect options', () => {
     const token = natsConnectOptions(
@@ -229,6 +316,7 @@ describe('NATS settings from the environment', () => {
 
     expect(natsConnectOptions(loadNatsConfig({ NATS_TLS_CA_FILE: CA }).nats, 'x').tls).toEqual({
       ca: expect.stringContaining('BEGIN CERTIFICATE'),
+      checkServerIdentity: expect.any(Function),
     });
   });
 
