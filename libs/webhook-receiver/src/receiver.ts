@@ -84,15 +84,47 @@ interface QueuedEvent {
 class BodyTooLarge extends Error {}
 
 export function createReceiver(options: ReceiverOptions): ReceiverServer {
+  const secrets = secretsOf(options);
+  const queue = createEventQueue(options, options.onError ?? defaultOnError);
+  const handle = createDeliveryHandler(options, secrets, queue);
+
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    handle(request, response).catch(() => {
+      // The client went away mid-body, or similar: nothing was accepted, so the sender retries.
+      if (response.headersSent) {
+        response.destroy();
+      } else {
+        answer(response, 400, 'bad request', { connection: 'close' });
+      }
+    });
+  };
+
+  return Object.assign(createServer(options.tls, listener), {
+    drain: () => queue.drain(),
+  });
+}
+
+function secretsOf(options: ReceiverOptions): string[] {
   const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
   if (secrets.length === 0 || secrets.some((secret) => secret === '')) {
     throw new RangeError('secret must not be empty');
   }
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const maxQueueLength = options.maxQueueLength ?? DEFAULT_MAX_QUEUE;
-  const recent = new RecentIds(options.recentIdsCapacity ?? DEFAULT_RECENT_IDS);
-  const onError = options.onError ?? defaultOnError;
+  return secrets;
+}
 
+interface EventQueue {
+  readonly length: number;
+  push: (queued: QueuedEvent) => void;
+  /** Processes queued events one at a time, unless a worker is at it already. */
+  startWorker: () => void;
+  /** Resolves once every queued event has been processed. */
+  drain: () => Promise<void>;
+}
+
+function createEventQueue(
+  options: Pick<ReceiverOptions, 'onEvent'>,
+  onError: NonNullable<ReceiverOptions['onError']>,
+): EventQueue {
   // In memory, so a crash loses accepted events that were not processed yet. A production
   // receiver writes each event to durable storage (a table, a queue) before answering 200; that
   // is still fast, and the sender's retries then cover everything up to that point.
@@ -117,7 +149,33 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
     });
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  return {
+    get length() {
+      return queue.length;
+    },
+    push: (queued) => {
+      queue.push(queued);
+    },
+    startWorker,
+    drain: async () => {
+      startWorker();
+      while (worker !== undefined) {
+        await worker;
+      }
+    },
+  };
+}
+
+function createDeliveryHandler(
+  options: ReceiverOptions,
+  secrets: readonly string[],
+  queue: EventQueue,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxQueueLength = options.maxQueueLength ?? DEFAULT_MAX_QUEUE;
+  const recent = new RecentIds(options.recentIdsCapacity ?? DEFAULT_RECENT_IDS);
+
+  return async (request, response) => {
     if (request.method !== 'POST') {
       return answer(response, 405, 'only POST is accepted', { allow: 'POST' });
     }
@@ -134,28 +192,16 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
     const receivedAt = new Date();
 
     // Verify before parsing: nothing about an unauthenticated body deserves any work.
-    const signature = request.headers[SIGNATURE_HEADER];
-    const header = typeof signature === 'string' ? signature : undefined;
-    if (!secrets.some((secret) => verifySignature(rawBody, header, secret))) {
-      options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
-      return answer(response, 401, 'invalid signature');
-    }
-    // The spec's signature covers the body only: a captured delivery would verify forever. The
-    // Standard Webhooks signature also covers the send time, which must be recent.
-    const standardHeaders = {
-      id: single(request.headers['webhook-id']),
-      timestamp: single(request.headers['webhook-timestamp']),
-      signature: single(request.headers['webhook-signature']),
-    };
-    const fresh = secrets.some((secret) =>
-      verifyStandardWebhook(rawBody, standardHeaders, secret, {
-        toleranceSeconds: options.timestampToleranceSeconds ?? DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
-        now: receivedAt,
-      }),
+    const rejection = authenticationFailure(
+      rawBody,
+      request.headers,
+      secrets,
+      receivedAt,
+      options.timestampToleranceSeconds ?? DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
     );
-    if (!fresh) {
+    if (rejection !== undefined) {
       options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
-      return answer(response, 401, 'stale or unsigned delivery time');
+      return answer(response, 401, rejection);
     }
 
     const event = parseEvent(rawBody);
@@ -176,38 +222,48 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
     queue.push({ event, delivery: { rawBody, headers: request.headers, receivedAt } });
     // Spec 6.1: the sender allows 10 s for an answer, so the work starts only once the answer is
     // out ('close' follows 'finish', and also comes if the client hangs up first).
-    response.once('close', startWorker);
+    response.once('close', queue.startWorker);
     answer(response, 200, 'accepted');
   };
+}
 
-  const listener = (request: IncomingMessage, response: ServerResponse): void => {
-    handle(request, response).catch(() => {
-      // The client went away mid-body, or similar: nothing was accepted, so the sender retries.
-      if (response.headersSent) {
-        response.destroy();
-      } else {
-        answer(response, 400, 'bad request', { connection: 'close' });
-      }
-    });
+/** Why the delivery is not authentic (the 401's message), or undefined when it is. */
+function authenticationFailure(
+  rawBody: Buffer,
+  headers: IncomingHttpHeaders,
+  secrets: readonly string[],
+  receivedAt: Date,
+  toleranceSeconds: number,
+): string | undefined {
+  const signature = single(headers[SIGNATURE_HEADER]);
+  if (!secrets.some((secret) => verifySignature(rawBody, signature, secret))) {
+    return 'invalid signature';
+  }
+  // The spec's signature covers the body only: a captured delivery would verify forever. The
+  // Standard Webhooks signature also covers the send time, which must be recent.
+  const standardHeaders = {
+    id: single(headers['webhook-id']),
+    timestamp: single(headers['webhook-timestamp']),
+    signature: single(headers['webhook-signature']),
   };
+  const fresh = secrets.some((secret) =>
+    verifyStandardWebhook(rawBody, standardHeaders, secret, {
+      toleranceSeconds,
+      now: receivedAt,
+    }),
+  );
+  return fresh ? undefined : 'stale or unsigned delivery time';
+}
 
+function createServer(
+  tls: ReceiverOptions['tls'],
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+): HttpServer | HttpsServer {
   // Bounded request times, so a slow or stalled client cannot hold connections for minutes.
   const serverOptions = { requestTimeout: 30_000, headersTimeout: 10_000 };
-  const server = options.tls
-    ? createHttpsServer(
-        { ...serverOptions, cert: options.tls.cert, key: options.tls.key },
-        listener,
-      )
+  return tls
+    ? createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener)
     : createHttpServer(serverOptions, listener);
-
-  return Object.assign(server, {
-    async drain(): Promise<void> {
-      startWorker();
-      while (worker !== undefined) {
-        await worker;
-      }
-    },
-  });
 }
 
 function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {

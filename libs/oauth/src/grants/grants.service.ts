@@ -1,5 +1,5 @@
 import { newId, Scope } from '@svc/contracts';
-import { appendToStream, NewEvent } from '@svc/event-store';
+import { appendToStream } from '@svc/event-store';
 import { DataSource, EntityManager } from 'typeorm';
 import { verifierMatches } from '../rules/pkce';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AccessTokenIssuer } from '../tokens/access-tokens';
@@ -7,12 +7,17 @@ import {
   AuthorizationCodeReused,
   GRANT_EVENT_TYPES,
   GrantAuthorized,
-  GrantParties,
   GrantRevocationReason,
-  GrantRevoked,
   RefreshTokenReused,
   TokensIssued,
 } from './grant-events';
+import {
+  appendGrantEvents,
+  grantParties,
+  GrantRow,
+  lockGrant,
+  revokeLockedGrant,
+} from './grant-stream';
 import { generateOpaqueSecret, generateRefreshToken, hashOpaqueToken } from './opaque-tokens';
 
 /** RFC 6749 4.1.2 recommends at most ten minutes; the issue asks for 60 s. */
@@ -46,22 +51,6 @@ export interface IssuedTokens {
 }
 
 type Outcome = { refused: string; revoked?: GrantRevocationReason } | { issued: IssuedTokens };
-
-interface GrantRow {
-  id: string;
-  tenant_id: string;
-  user_id: string;
-  client_id: string;
-  scopes: Scope[];
-  revoked_at: Date | null;
-}
-
-const parties = (grant: GrantRow): GrantParties => ({
-  grant_id: grant.id,
-  tenant_id: grant.tenant_id,
-  user_id: grant.user_id,
-  client_id: grant.client_id,
-});
 
 /**
  * Grants, their single-use authorization codes and rotating refresh tokens. Each operation is
@@ -152,12 +141,12 @@ export class GrantsService {
         return { refused: 'the authorization code is not valid for this client' };
       }
       if (row.consumed_at) {
-        const grant = await this.lockGrant(manager, row.grant_id);
+        const grant = await lockGrant(manager, row.grant_id);
         const reused: AuthorizationCodeReused = {
-          ...parties(grant),
+          ...grantParties(grant),
           first_used_at: row.consumed_at.toISOString(),
         };
-        await this.revoke(manager, grant, 'authorization_code_reused', [
+        await revokeLockedGrant(manager, grant, 'authorization_code_reused', [
           { type: GRANT_EVENT_TYPES.authorizationCodeReused, data: { ...reused } },
         ]);
         return {
@@ -174,7 +163,7 @@ export class GrantsService {
       if (!verifierMatches(input.codeVerifier, row.code_challenge)) {
         return { refused: 'code_verifier does not match the code_challenge' };
       }
-      const grant = await this.lockGrant(manager, row.grant_id);
+      const grant = await lockGrant(manager, row.grant_id);
       if (grant.revoked_at) {
         return { refused: 'the grant has been revoked' };
       }
@@ -212,7 +201,7 @@ export class GrantsService {
         [tokenHash, input.clientId],
       );
       if (consumed.length === 1) {
-        const grant = await this.lockGrant(manager, consumed[0].grant_id);
+        const grant = await lockGrant(manager, consumed[0].grant_id);
         if (input.scopes && !sameScopes(input.scopes, grant.scopes)) {
           // Thrown inside the transaction: it rolls back, and the token stays unused.
           throw new InvalidScopeError(
@@ -244,13 +233,13 @@ export class GrantsService {
         return { refused: 'the grant has been revoked' };
       }
       if (token.consumed_at) {
-        const grant = await this.lockGrant(manager, token.grant_id);
+        const grant = await lockGrant(manager, token.grant_id);
         const reused: RefreshTokenReused = {
-          ...parties(grant),
+          ...grantParties(grant),
           refresh_token_id: token.id,
           consumed_at: token.consumed_at.toISOString(),
         };
-        await this.revoke(manager, grant, 'refresh_token_reused', [
+        await revokeLockedGrant(manager, grant, 'refresh_token_reused', [
           { type: GRANT_EVENT_TYPES.refreshTokenReused, data: { ...reused } },
         ]);
         return {
@@ -280,56 +269,13 @@ export class GrantsService {
 
   async revokeGrant(grantId: string, clientId: string): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const grant = await this.lockGrant(manager, grantId);
+      const grant = await lockGrant(manager, grantId);
       if (grant.client_id !== clientId || grant.revoked_at) {
         return false;
       }
-      await this.revoke(manager, grant, 'revoked_by_client', []);
+      await revokeLockedGrant(manager, grant, 'revoked_by_client', []);
       return true;
     });
-  }
-
-  private async lockGrant(manager: EntityManager, grantId: string): Promise<GrantRow> {
-    const [grant] = await manager.query<GrantRow[]>(
-      `SELECT id, tenant_id, user_id, client_id, scopes, revoked_at
-         FROM oauth_grants WHERE id = $1 FOR UPDATE`,
-      [grantId],
-    );
-    if (!grant) {
-      throw new Error(`grant ${grantId} does not exist`);
-    }
-    return grant;
-  }
-
-  /** Appends to the grant's stream; the grant row, locked by the caller, holds its version. */
-  private async append(manager: EntityManager, grantId: string, events: NewEvent[]) {
-    const [rows] = await manager.query<[{ expected: number }[], number]>(
-      `UPDATE oauth_grants SET stream_version = stream_version + $2 WHERE id = $1
-       RETURNING stream_version - $2 AS expected`,
-      [grantId, events.length],
-    );
-    await appendToStream(manager, grantId, rows[0].expected, events);
-  }
-
-  private async revoke(
-    manager: EntityManager,
-    grant: GrantRow,
-    reason: GrantRevocationReason,
-    before: NewEvent[],
-  ): Promise<void> {
-    if (grant.revoked_at) {
-      await this.append(manager, grant.id, before);
-      return;
-    }
-    await manager.query(
-      `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1`,
-      [grant.id, reason],
-    );
-    const revoked: GrantRevoked = { ...parties(grant), reason };
-    await this.append(manager, grant.id, [
-      ...before,
-      { type: GRANT_EVENT_TYPES.revoked, data: { ...revoked } },
-    ]);
   }
 
   private async issueTokens(
@@ -359,7 +305,7 @@ export class GrantsService {
       accessTokenId,
     );
     const issued: TokensIssued = {
-      ...parties(grant),
+      ...grantParties(grant),
       scopes: grant.scopes,
       via,
       access_token_id: accessTokenId,
@@ -369,7 +315,7 @@ export class GrantsService {
       refresh_token_id: refreshTokenId,
       ...(consumedRefreshTokenId ? { consumed_refresh_token_id: consumedRefreshTokenId } : {}),
     };
-    await this.append(manager, grant.id, [
+    await appendGrantEvents(manager, grant.id, [
       { type: GRANT_EVENT_TYPES.tokensIssued, data: { ...issued } },
     ]);
     return {
