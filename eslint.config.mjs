@@ -118,6 +118,32 @@ const layering = {
   },
 };
 
+/** `max-class-lines`: a class declaration or expression spans at most `max` lines. */
+const sizes = {
+  rules: {
+    'max-class-lines': {
+      meta: {
+        type: 'suggestion',
+        schema: [{ type: 'object', properties: { max: { type: 'integer' } } }],
+        docs: { description: 'a class at most max lines' },
+      },
+      create(context) {
+        const max = context.options[0]?.max ?? 300;
+        const check = (node) => {
+          const lines = node.loc.end.line - node.loc.start.line + 1;
+          if (lines > max) {
+            context.report({
+              node,
+              message: `class ${node.id?.name ?? '(anonymous)'} is ${lines} lines (at most ${max}): split it by job`,
+            });
+          }
+        };
+        return { ClassDeclaration: check, ClassExpression: check };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -154,6 +180,18 @@ export default tseslint.config(
       ],
     },
     plugins: { layering },
+  },
+  {
+    // Sizes a reader can take in (issue 29): a file at most 400 lines, a function at most 100, a
+    // class at most 300. Tests, benchmarks and migrations (generated SQL) are not held to them.
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/migrations/**'],
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 100 }],
+      'sizes/max-class-lines': ['error', { max: 300 }],
+    },
+    plugins: { sizes },
   },
   {
     files: DOMAIN_RULE_FILES,

@@ -1,11 +1,11 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig } from '@svc/config';
+import { DeliveryAppConfig } from '@svc/config';
 import { createHttpApplication } from '@svc/http';
 import type { Logger } from 'pino';
 import { DeliveryModule } from './delivery.module';
 
 export function createDeliveryApplication(
-  config: AppConfig,
+  config: DeliveryAppConfig,
   logger: Logger,
 ): Promise<NestFastifyApplication> {
   return createHttpApplication(

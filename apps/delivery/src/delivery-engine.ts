@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
-import type { AppConfig } from '@svc/config';
+import type { DeliveryAppConfig } from '@svc/config';
 import type { SubjectScheme } from '@svc/contracts';
 import { NatsConnectionManager, provisionJetStream } from '@svc/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,7 @@ import type { RetryScheduler } from './retries/retry-scheduler';
 
 /** The engine's parts that exist before NATS is reachable (engine.ts builds them). */
 export interface EngineParts {
-  settings: AppConfig['jetstream'];
+  settings: DeliveryAppConfig['jetstream'];
   nats: NatsConnectionManager;
   subjects: SubjectScheme;
   directory: EndpointDirectory;

@@ -5,7 +5,7 @@ import {
   Module,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { AppConfig } from '@svc/config';
+import { DeliveryAppConfig } from '@svc/config';
 import { SubjectScheme } from '@svc/contracts';
 import { NatsConnectionManager } from '@svc/messaging';
 import { PlatformModule } from '@svc/platform';
@@ -37,7 +37,7 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
  */
 @Module({})
 export class DeliveryModule {
-  static forRoot(config: AppConfig, registry: Registry): DynamicModule {
+  static forRoot(config: DeliveryAppConfig, registry: Registry): DynamicModule {
     const health = new RecordingHealth(ENGINE_TUNING.recordingProbeIntervalMs);
     return {
       module: DeliveryModule,

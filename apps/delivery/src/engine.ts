@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { AppConfig } from '@svc/config';
+import type { DeliveryAppConfig } from '@svc/config';
 import type { SubjectScheme } from '@svc/contracts';
 import { DeliveryWorkQueue } from '@svc/deliveries';
 import { connectionPoolOf } from '@svc/event-store';
@@ -37,7 +37,7 @@ import { laneSlotsOf } from './intake/lanes/lane-rules';
 import { LaneView } from './intake/lanes/lane-view';
 import { MessageReplies } from './intake/message-replies';
 import { OperationalEventsRelay } from './operational-events/outbox-relay';
-import { MessageSource, SYSTEM_CLOCK } from './ports';
+import { Clock, MessageSource, SYSTEM_CLOCK } from './ports';
 import { DeliveryRecorder } from './recording/delivery-recorder';
 import { RecordingHealth } from './recording/recording-health';
 import { RetentionKeeper } from './retention/retention-keeper';
@@ -53,19 +53,35 @@ export interface EngineInfrastructure {
   health: RecordingHealth;
 }
 
+/** The parts every intake shares, built before NATS is reachable. */
+interface SharedParts {
+  config: DeliveryAppConfig;
+  tuning: EngineTuning;
+  infra: EngineInfrastructure;
+  clock: Clock;
+  metrics: DeliveryMetrics;
+  directory: EndpointDirectory;
+  queue: DeliveryWorkQueue;
+  recorder: DeliveryRecorder;
+  dispatcher: Dispatcher;
+  laneView: LaneView;
+  /** One for every intake of the engine: a lane and the main intake may hold copies of one event. */
+  eventsInHand: EventsInHand;
+}
+
 /**
  * The delivery engine's composition root: every part built from the configuration and the
  * tuning, and nowhere else (docs/architecture.md). A plain function the compiler checks: the
- * PostgreSQL adapters at once, the JetStream ones once NATS is reachable (`wireJetStream`).
+ * PostgreSQL adapters and the dispatch at once, the JetStream ones once NATS is reachable
+ * (`jetStreamWiring`).
  */
 export function buildEngine(
-  config: AppConfig,
+  config: DeliveryAppConfig,
   infra: EngineInfrastructure,
   tuning: EngineTuning = ENGINE_TUNING,
 ): DeliveryEngine {
   const { delivery } = config;
-  const { dataSource, health, subjects } = infra;
-  const clock = SYSTEM_CLOCK;
+  const { dataSource, health } = infra;
   const metrics = new DeliveryMetrics(infra.metricsRegistry);
   const sender = new HttpSender({
     timeoutMs: delivery.timeoutMs,
@@ -84,7 +100,6 @@ export function buildEngine(
     new SecretCipher(config.secrets.encryptionKeys),
     { ttlMs: tuning.directoryTtlMs },
   );
-  const queue = new DeliveryWorkQueue(dataSource);
   health.probeWith(() => dataSource.query('SELECT 1'));
   const pool = connectionPoolOf(dataSource);
   if (pool) {
@@ -98,9 +113,57 @@ export function buildEngine(
     { retryScheduleMs: delivery.retryScheduleMs, maxAttempts: delivery.maxAttempts },
     health,
   );
-  const dispatcher = new Dispatcher(limits, runner, health);
-  const scheduler = new RetryScheduler(
-    { queue, directory, dispatcher, recorder, metrics, health },
+  const shared: SharedParts = {
+    config,
+    tuning,
+    infra,
+    clock: SYSTEM_CLOCK,
+    metrics,
+    directory,
+    queue: new DeliveryWorkQueue(dataSource),
+    recorder,
+    dispatcher: new Dispatcher(limits, runner, health),
+    laneView: new LaneView(
+      {
+        maxViewAgeMs: tuning.lanes.maxViewAgeMs,
+        mainPutBackMs: tuning.lanes.mainPutBackMs,
+        putBackMs: tuning.lanes.putBackMs,
+        maxConcurrency: delivery.maxConcurrency,
+        hotTenantShare: delivery.fairness.hotTenantShare,
+      },
+      SYSTEM_CLOCK,
+    ),
+    eventsInHand: new EventsInHand(),
+  };
+  const { minIntervalMs, maxIntervalMs } = tuning.retention;
+  return new DeliveryEngine(
+    {
+      settings: config.jetstream,
+      nats: infra.nats,
+      subjects: infra.subjects,
+      directory,
+      recorder,
+      sender,
+      health,
+      scheduler: retryScheduler(shared),
+      retention: new RetentionKeeper(dataSource, infra.metricsRegistry, {
+        settings: config.retention,
+        intervalMs: Math.max(
+          minIntervalMs,
+          Math.min(maxIntervalMs, config.retention.partitionWidthMs / 4),
+        ),
+      }),
+      relay: new OperationalEventsRelay({ dataSource, metrics }, tuning.operationalEvents),
+      startRetryMs: tuning.startRetryMs,
+    },
+    jetStreamWiring(shared),
+  );
+}
+
+function retryScheduler({ config, tuning, infra, ...parts }: SharedParts): RetryScheduler {
+  const { delivery } = config;
+  return new RetryScheduler(
+    { ...parts, health: infra.health },
     {
       intervalMs: delivery.schedulerIntervalMs,
       leaseMs: delivery.timeoutMs + tuning.scheduler.claimMarginMs,
@@ -110,103 +173,84 @@ export function buildEngine(
       backlogSampleMs: tuning.scheduler.backlogSampleMs,
     },
   );
-  const { minIntervalMs, maxIntervalMs } = tuning.retention;
-  const retention = new RetentionKeeper(dataSource, infra.metricsRegistry, {
-    settings: config.retention,
-    intervalMs: Math.max(
-      minIntervalMs,
-      Math.min(maxIntervalMs, config.retention.partitionWidthMs / 4),
-    ),
-  });
-  const relay = new OperationalEventsRelay({ dataSource, metrics }, tuning.operationalEvents);
-  // One for every intake of the engine: a lane and the main intake may hold copies of one event.
-  const eventsInHand = new EventsInHand();
-  const laneView = new LaneView(
-    {
-      maxViewAgeMs: tuning.lanes.maxViewAgeMs,
-      mainPutBackMs: tuning.lanes.mainPutBackMs,
-      putBackMs: tuning.lanes.putBackMs,
-      maxConcurrency: delivery.maxConcurrency,
-      hotTenantShare: delivery.fairness.hotTenantShare,
-    },
-    clock,
-  );
-  const intakeOptions = intakeOptionsOf(config, tuning);
+}
 
-  /** An intake of `policy` reading `source`, its deliveries in hand bounded by `maxDeliveries`. */
-  const intakeOn =
-    (js: JetStreamClient) =>
-    (policy: IntakePolicy, source: MessageSource, maxDeliveries?: number): EventIntake =>
-      new EventIntake(
-        {
-          source,
-          handler: new EventHandler(
-            {
-              subjects,
-              ledger: queue,
-              subscribers: directory,
-              dispatcher,
-              records: recorder,
-              recording: health,
-              eventsInHand,
-              metrics,
-              clock,
-            },
-            {
-              retention: config.retention,
-              busyEndpointDelayMs: tuning.intake.busyEndpointDelayMs,
-            },
-            policy.source,
-            policy.kind === 'lane' ? 'lane' : 'main',
-          ),
-          replies: new MessageReplies(
-            {
-              deadLetters: new DeadLetterPark(js, subjects, dataSource, metrics),
-              recording: health,
-              metrics,
-            },
-            tuning.intake.retryFailedMessageMs,
-          ),
-          subjects,
-          metrics,
-          clock,
-        },
-        { ...intakeOptions, maxDeliveriesInFlight: maxDeliveries ?? delivery.maxConcurrency },
-        policy,
-      );
+/** An intake of `policy` reading `source`, its deliveries in hand bounded by `maxDeliveries`. */
+type IntakeOn = (
+  policy: IntakePolicy,
+  source: MessageSource,
+  maxDeliveries?: number,
+) => EventIntake;
 
-  const wireJetStream = async (connection: NatsConnection): Promise<JetStreamWiring> => {
-    const { jetstream: settings } = config;
+function intakesOn(js: JetStreamClient, shared: SharedParts): IntakeOn {
+  const { config, tuning, infra, metrics, clock } = shared;
+  const options = intakeOptionsOf(config, tuning);
+  return (policy, source, maxDeliveries) =>
+    new EventIntake(
+      {
+        source,
+        handler: new EventHandler(
+          {
+            subjects: infra.subjects,
+            ledger: shared.queue,
+            subscribers: shared.directory,
+            dispatcher: shared.dispatcher,
+            records: shared.recorder,
+            recording: infra.health,
+            eventsInHand: shared.eventsInHand,
+            metrics,
+            clock,
+          },
+          { retention: config.retention, busyEndpointDelayMs: tuning.intake.busyEndpointDelayMs },
+          policy.source,
+          policy.kind === 'lane' ? 'lane' : 'main',
+        ),
+        replies: new MessageReplies(
+          {
+            deadLetters: new DeadLetterPark(js, infra.subjects, infra.dataSource, metrics),
+            recording: infra.health,
+            metrics,
+          },
+          tuning.intake.retryFailedMessageMs,
+        ),
+        subjects: infra.subjects,
+        metrics,
+        clock,
+      },
+      { ...options, maxDeliveriesInFlight: maxDeliveries ?? options.maxDeliveriesInFlight },
+      policy,
+    );
+}
+
+/** The intakes and the lanes, on a JetStream connection: the main consumer, lanes, ops events. */
+function jetStreamWiring(shared: SharedParts) {
+  const { config, tuning, infra, laneView } = shared;
+  const { jetstream: settings, delivery } = config;
+  return async (connection: NatsConnection): Promise<JetStreamWiring> => {
     const js = jetstream(connection);
-    const intake = intakeOn(js);
+    const intake = intakesOn(js, shared);
     const main = intake(
       mainIntakePolicy(laneView),
       consumerSource(await js.consumers.get(settings.eventsStream, settings.consumer)),
     );
     const laneConsumers = new JetStreamLaneConsumers(await jetstreamManager(connection), settings);
+    const mainIsBehind = () => main.lagMs() > tuning.lanes.mainLagLimitMs;
     const lanes = new LaneManager(
       {
-        store: new LaneRegistry(dataSource),
+        store: new LaneRegistry(infra.dataSource),
         consumers: laneConsumers,
-        notices: new NatsLaneNotices(connection, subjects),
+        notices: new NatsLaneNotices(connection, infra.subjects),
         makeIntake: async (lane, budget) => {
           await laneConsumers.ensure(lane);
           const consumer = await js.consumers.get(settings.eventsStream, lane.consumerName);
-          return intake(
-            laneIntakePolicy(
-              lane.tenantId,
-              laneView,
-              () => main.lagMs() > tuning.lanes.mainLagLimitMs,
-            ),
-            consumerSource(consumer),
-            budget,
-          );
+          const policy = laneIntakePolicy(lane.tenantId, laneView, mainIsBehind);
+          return intake(policy, consumerSource(consumer), budget);
         },
         view: laneView,
-        metrics,
+        metrics: shared.metrics,
         fairness: delivery.fairness,
         maxConcurrency: delivery.maxConcurrency,
-        clock,
+        clock: shared.clock,
       },
       tuning.lanes,
     );
@@ -217,28 +261,11 @@ export function buildEngine(
     );
     return { js, main, lanes, operational };
   };
-
-  return new DeliveryEngine(
-    {
-      settings: config.jetstream,
-      nats: infra.nats,
-      subjects,
-      directory,
-      recorder,
-      sender,
-      health,
-      scheduler,
-      retention,
-      relay,
-      startRetryMs: tuning.startRetryMs,
-    },
-    wireJetStream,
-  );
 }
 
 /** The intakes' bounds and pull sizes, from the configuration and the tuning. */
 function intakeOptionsOf(
-  { delivery, jetstream: settings }: AppConfig,
+  { delivery, jetstream: settings }: DeliveryAppConfig,
   { intake }: EngineTuning,
 ): IntakeOptions {
   return {

@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
-import type { AppConfig } from '@svc/config';
+import type { DeliveryAppConfig } from '@svc/config';
 import { desiredLaneConsumer, laneConsumerPrefix } from '@svc/messaging';
 import type { LaneConsumers } from '../../intake/lanes/lane-ports';
 import type { Lane, LaneProgress } from '../../intake/lanes/lane-rules';
@@ -8,7 +8,7 @@ import type { Lane, LaneProgress } from '../../intake/lanes/lane-rules';
 export class JetStreamLaneConsumers implements LaneConsumers {
   constructor(
     private readonly jsm: JetStreamManager,
-    private readonly settings: AppConfig['jetstream'],
+    private readonly settings: DeliveryAppConfig['jetstream'],
   ) {}
 
   async mainConsumer(): Promise<{ pending: number; deliveredStreamSeq: number }> {
