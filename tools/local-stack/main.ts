@@ -8,17 +8,22 @@ import { migrateDatabase } from '@svc/database';
 import { writeLocalStackFile } from '@svc/local-development';
 import { listenService, ServiceDefinition } from '@svc/http';
 import { createLogger, startTracing } from '@svc/observability';
-import type { Logger } from 'pino';
+import { isColorSupported } from 'pino-pretty';
+import type { DestinationStream, Logger } from 'pino';
 import { localUrl, renderBanner, withoutPassword } from './banner';
 import { LocalPostgres } from './embedded-postgres';
 import { loadOrCreateEncryptionKey } from './encryption-key';
 import { localDeliveryPath } from './local-delivery-path';
 import { findNatsServer, NatsServerProcess, natsAnswers } from './local-nats';
+import { chooseLogFormat, readableDestination } from './readable-logs';
 import { fromEnv, LocalStackError, LocalStackSettings, readLocalStackSettings } from './settings';
 import { ShutdownSequence } from './shutdown-sequence';
 
 /** The apps' loggers, kept so their buffered lines can be written out before the banner. */
 const appLoggers: Logger[] = [];
+
+/** Where every logger of the stack writes: readable lines at a terminal, else JSON to stdout. */
+let logDestination: DestinationStream | undefined;
 
 function service(
   name: string,
@@ -67,6 +72,7 @@ const shutdown = new ShutdownSequence();
  */
 async function main(): Promise<void> {
   const env = process.env;
+  const logFormat = chooseLogFormat(process.argv.slice(2), process.stdout.isTTY === true);
   const settings = readLocalStackSettings(env);
   const encryptionKey =
     fromEnv(env, 'SECRET_ENCRYPTION_KEY') ??
@@ -83,7 +89,14 @@ async function main(): Promise<void> {
     DATABASE_URL: fromEnv(env, 'DATABASE_URL') ?? URL_NOT_YET_KNOWN,
     SECRET_ENCRYPTION_KEY: encryptionKey,
   });
-  const logger = createLogger('local-stack', preliminary.logLevel);
+  if (logFormat === 'readable') {
+    logDestination = readableDestination({
+      output: process.stdout,
+      colorize: isColorSupported,
+      level: preliminary.logLevel,
+    });
+  }
+  const logger = createLogger('local-stack', preliminary.logLevel, logDestination);
   handleSignals(logger);
   // One process, three apps: tracing is process-wide, so it starts once, here.
   const tracing = startTracing('svc-local-stack', {
@@ -218,7 +231,7 @@ async function startApps(config: AppConfig): Promise<void> {
   shutdown.add('apps', () => Promise.all(apps.map((app) => app.close())));
   for (const service of SERVICES) {
     apps.push(
-      await listenService(service, config).catch((error) =>
+      await listenService(service, config, logDestination).catch((error) =>
         explainListenError(service, config, error),
       ),
     );
@@ -283,7 +296,7 @@ main().catch(async (error: unknown) => {
     return;
   }
   report(error);
-  const logger = createLogger('local-stack', 'info');
+  const logger = createLogger('local-stack', 'info', logDestination);
   await shutdown.run(logger);
   process.exit(error instanceof ConfigError ? 78 : 1);
 });

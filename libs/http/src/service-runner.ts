@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { ConfigError, LogLevel } from '@svc/config';
 import { createLogger, startTracing } from '@svc/observability';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { listenApp } from './operations/management-server';
 
 /** What the runner itself reads of an app's configuration. */
@@ -92,13 +92,15 @@ function exitCleanlyOn(signals: NodeJS.Signals[], close: () => Promise<void>): v
 
 /**
  * Creates one app from an already validated configuration and listens on its port. Separate
- * from runService so a launcher can run several apps in one process and own the shutdown order.
+ * from runService so a launcher can run several apps in one process and own the shutdown order
+ * (and where their log goes: stdout, as JSON, unless `destination` is given).
  */
 export async function listenService<C extends ServiceConfig>(
   service: ServiceDefinition<C>,
   config: C,
+  destination?: DestinationStream,
 ): Promise<INestApplication> {
-  const logger = createLogger(service.name, config.logLevel);
+  const logger = createLogger(service.name, config.logLevel, destination);
   if (config.secrets?.usingDevelopmentKey) {
     logger.warn(
       'SECRET_ENCRYPTION_KEY is not set: using the public development key. Never do this in production.',
