@@ -269,6 +269,35 @@ describe('LaneManager over fakes', () => {
     expect((await lanes.metrics.lanesOpen.get()).values[0].value).toBe(0);
   });
 
+  it('given a closing lane, when its tenant is hot again and it is reopened, then its quiet time starts over', async () => {
+    const lanes = await started();
+    await withHotLane(lanes);
+    lanes.consumers.lastSeq = 1500;
+    lanes.consumers.setProgress(HOT_CONSUMER, { pending: 0, ackPending: 0 });
+    lanes.clock.advance(TUNING.checkIntervalMs);
+    await aTickLater(lanes);
+    lanes.clock.advance(TUNING.quietMs);
+    await until(() => lanes.view.get(HOT)?.endSeq != null);
+    expect(await laneChanges(lanes, 'closing')).toBe(1);
+
+    // Hot again, with a backlog behind the main intake: reopened.
+    lanes.consumers.main = { pending: 500, deliveredStreamSeq: 1500 };
+    saturatedFor(lanes, TUNING.backlogReadIntervalMs);
+    await until(() => lanes.view.get(HOT)?.endSeq === null);
+    expect(await laneChanges(lanes, 'reopened')).toBe(1);
+
+    // Its consumer still has no backlog: the lane is not closed again before a whole quietMs.
+    lanes.clock.advance(TUNING.checkIntervalMs);
+    await aTickLater(lanes);
+    lanes.clock.advance(TUNING.quietMs - 2 * TUNING.checkIntervalMs);
+    await aTickLater(lanes);
+    expect(lanes.store.get(HOT)?.endSeq).toBeNull();
+    expect(await laneChanges(lanes, 'closing')).toBe(1);
+    lanes.clock.advance(2 * TUNING.checkIntervalMs);
+    await until(() => lanes.view.get(HOT)?.endSeq != null);
+    expect(await laneChanges(lanes, 'closing')).toBe(2);
+  });
+
   it('given maxLanes lanes open, when a tenant is hot, then it is refused a lane', async () => {
     const lanes = lanesWithFakes({ maxLanes: 2 });
     for (const [tenantId, startSeq] of [

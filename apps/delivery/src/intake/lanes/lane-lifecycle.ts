@@ -74,7 +74,7 @@ export class LaneLifecycle {
     }
   }
 
-  /** A lane's intake stopped: its quiet time starts over if it comes back. */
+  /** A lane's intake stopped, or the lane was reopened: its quiet time starts over. */
   forget(tenantId: string): void {
     this.caughtUp.delete(tenantId);
   }

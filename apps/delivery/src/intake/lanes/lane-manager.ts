@@ -124,7 +124,9 @@ export class LaneManager {
     await this.enqueue(async () => {
       const readAt = this.deps.clock.now();
       const lanes = await this.deps.store.list();
-      const learned = this.deps.view.replace(lanes, readAt);
+      const { learned, reopened } = this.deps.view.replace(lanes, readAt);
+      // A lane open again is quiet from now on, not from before it closed.
+      reopened.forEach((tenantId) => this.lifecycle.forget(tenantId));
       this.deps.metrics.lanesOpen.set(lanes.length);
       if (learned) {
         this.main?.passOverCovered();

@@ -72,12 +72,18 @@ export class LaneView implements LaneAnswers {
       : null;
   }
 
-  /** The lanes as the registry read at `readAt` has them; true when one was new to this view. */
-  replace(lanes: readonly Lane[], readAt: number): boolean {
+  /**
+   * The lanes as the registry read at `readAt` has them. Says whether one was new to this view,
+   * and which tenants' lanes were closing in it and are open again (reopened).
+   */
+  replace(lanes: readonly Lane[], readAt: number): { learned: boolean; reopened: string[] } {
     const learned = lanes.some((lane) => !this.lanes.has(lane.tenantId));
+    const reopened = lanes
+      .filter((lane) => lane.endSeq === null && this.lanes.get(lane.tenantId)?.endSeq != null)
+      .map((lane) => lane.tenantId);
     this.lanes = new Map(lanes.map((lane) => [lane.tenantId, lane]));
     this.readAt = readAt;
-    return learned;
+    return { learned, reopened };
   }
 
   /** A lane this engine just opened or found, before the next read of the registry. */
