@@ -11,6 +11,7 @@ import { Registry } from 'prom-client';
 import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
 import { ENGINE_TUNING } from '../../apps/delivery/src/engine-tuning';
 import { DeliveryRecorder } from '../../apps/delivery/src/recording/delivery-recorder';
+import { PostgresRecordWriter } from '../../apps/delivery/src/recording/postgres-record-writer';
 import { StatusTransition } from '../../apps/delivery/src/recording/endpoint-status-recorder';
 import { RecordingHealth } from '../../apps/delivery/src/recording/recording-health';
 import { sampleValue } from '../support/metric-value';
@@ -33,7 +34,7 @@ describe('DeliveryRecorder group commit', () => {
     health.probeWith(() => db.dataSource.query('SELECT 1'));
     // A long linger, so that records handed in together surely share a batch.
     recorder = new DeliveryRecorder(
-      db.dataSource,
+      new PostgresRecordWriter(db.dataSource),
       new DeliveryMetrics(registry),
       { ...ENGINE_TUNING.recorder, lingerMs: 50 },
       health,

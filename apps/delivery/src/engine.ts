@@ -39,6 +39,7 @@ import { MessageReplies } from './intake/message-replies';
 import { OperationalEventsRelay } from './operational-events/outbox-relay';
 import { Clock, MessageSource, SYSTEM_CLOCK } from './ports';
 import { DeliveryRecorder } from './recording/delivery-recorder';
+import { PostgresRecordWriter } from './recording/postgres-record-writer';
 import { RecordingHealth } from './recording/recording-health';
 import { RetentionKeeper } from './retention/retention-keeper';
 import { RetryScheduler } from './retries/retry-scheduler';
@@ -105,7 +106,12 @@ export function buildEngine(
   if (pool) {
     health.watchConnections(pool);
   }
-  const recorder = new DeliveryRecorder(dataSource, metrics, tuning.recorder, health);
+  const recorder = new DeliveryRecorder(
+    new PostgresRecordWriter(dataSource),
+    metrics,
+    tuning.recorder,
+    health,
+  );
   const runner = new AttemptRunner(
     sender,
     recorder,

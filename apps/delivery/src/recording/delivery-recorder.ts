@@ -1,21 +1,15 @@
 import { Logger } from '@nestjs/common';
 import {
   DELIVERY_EVENT_TYPES,
-  DeliveryEvent,
-  DeliveryRecord,
   decideRacedAttempt,
   DeliveryState,
   isTestDelivery,
-  projectDeliveryEvents,
-  storePayloads,
 } from '@svc/deliveries';
-import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '@svc/event-store';
-import { DataSource, EntityManager } from 'typeorm';
-import { DeliveryMetrics } from '../delivery-metrics';
-import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
-import { recordEndpointStatus, StatusTransition } from './endpoint-status-recorder';
+import type { DeliveryMetrics } from '../delivery-metrics';
 import type { DeliveryCommit } from './delivery-commit';
-import { writeInOneStatement } from './group-commit-statement';
+import type { StatusTransition } from './endpoint-status-recorder';
+import type { RecordWriter } from './record-writer';
+import { isDatabaseUnavailable, RecordingHealth } from './recording-health';
 
 export type { DeliveryCommit } from './delivery-commit';
 
@@ -60,10 +54,18 @@ export class DeliveryRecorder {
   private readonly statusListeners: ((transition: StatusTransition) => void)[] = [];
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly metrics: DeliveryMetrics,
+    private readonly writer: RecordWriter,
+    private readonly metrics: Pick<
+      DeliveryMetrics,
+      | 'commitBatchSize'
+      | 'commitDuration'
+      | 'commitFailures'
+      | 'concurrentAttempts'
+      | 'endpointTransitions'
+      | 'recordsHeld'
+    >,
     private readonly options: RecorderOptions,
-    private readonly health: RecordingHealth,
+    private readonly health: Pick<RecordingHealth, 'healthy' | 'failed' | 'succeeded'>,
   ) {}
 
   /**
@@ -149,10 +151,8 @@ export class DeliveryRecorder {
     const started = performance.now();
     try {
       const commits = batch.map((p) => p.commit);
-      const states = await writeInOneStatement(this.dataSource, commits);
-      const { receipts, transitions } = states
-        ? { receipts: receiptsOf(commits, states), transitions: [] }
-        : await this.dataSource.transaction((manager) => writeRecords(manager, commits));
+      const { states, transitions } = await this.writer.write(commits);
+      const receipts = receiptsOf(commits, states);
       this.metrics.commitBatchSize.observe(batch.length);
       for (const transition of transitions) {
         this.metrics.endpointTransitions.inc({ to: transition.to });
@@ -164,14 +164,15 @@ export class DeliveryRecorder {
       this.metrics.recordsHeld.set(this.queue.length);
       batch.forEach((pending, index) => pending.resolve(receipts[index]));
     } catch (error) {
-      if (!isConflict(error) && !isDatabaseUnavailable(error)) {
+      const conflict = this.writer.isConflict(error);
+      if (!conflict && !isDatabaseUnavailable(error)) {
         this.logger.error(
           `cannot record ${batch.length} delivery records: ${(error as Error).message}`,
         );
         batch.forEach((pending) => pending.reject(error));
         return;
       }
-      if (!isConflict(error)) {
+      if (!conflict) {
         // The records stand for requests already answered: they are kept and written again
         // once the database is back, never dropped, and the engine takes no new work meanwhile.
         this.metrics.commitFailures.inc();
@@ -207,14 +208,11 @@ export class DeliveryRecorder {
     const winner =
       races > this.options.maxRaces
         ? null
-        : ((await this.dataSource
-            .getRepository(DeliveryRecord)
-            .findOneBy({ id: commit.deliveryId })) ??
-          (await this.dataSource.getRepository(DeliveryRecord).findOneBy({
+        : await this.writer.winner(commit.deliveryId, {
             tenantId: attempt.tenant_id,
             eventId: attempt.event_id,
             endpointId: attempt.endpoint_id,
-          })));
+          });
     if (!winner) {
       this.logger.error(
         `an attempt of ${attempt.delivery_id} (event ${attempt.event_id}) could not be recorded after ${races} conflicts`,
@@ -237,41 +235,6 @@ export class DeliveryRecorder {
     };
     await this.commitBatch([{ ...pending, commit: raced, races }]);
   }
-}
-
-function isConflict(error: unknown): boolean {
-  return (
-    error instanceof StreamVersionConflictError ||
-    isUniqueViolation(error, 'deliveries_tenant_event_endpoint_key')
-  );
-}
-
-async function writeRecords(
-  manager: EntityManager,
-  commits: DeliveryCommit[],
-): Promise<{ receipts: RecordReceipt[]; transitions: StatusTransition[] }> {
-  await storePayloads(
-    manager,
-    commits.flatMap((c) => (c.payload ? [c.payload] : [])),
-  );
-  const appended = await appendToStreams<DeliveryEvent>(
-    manager,
-    commits.map((c) => ({
-      streamId: c.deliveryId,
-      expectedVersion: c.before?.version ?? 0,
-      events: [{ ...c.event, metadata: c.metadata }],
-    })),
-  );
-  const before = new Map(
-    commits.flatMap((c) => (c.before ? [[c.deliveryId, c.before] as const] : [])),
-  );
-  const states = await projectDeliveryEvents(manager, before, appended);
-  const transitions = await recordEndpointStatus(
-    manager,
-    commits.flatMap((c) => (c.conclusion ? [c.conclusion] : [])),
-    appended[0]?.recordedAt ?? new Date(),
-  );
-  return { receipts: receiptsOf(commits, states), transitions };
 }
 
 function receiptsOf(
