@@ -1,0 +1,189 @@
+import { Logger } from '@nestjs/common';
+import { DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import { deliveryState } from '@svc/testing/builders';
+import { Registry } from 'prom-client';
+import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
+import type { DirectoryEndpoint } from '../../apps/delivery/src/fan-out/endpoint-directory';
+import type { DeliverySchedule } from '../../apps/delivery/src/ports';
+import { RetryScheduler } from '../../apps/delivery/src/retries/retry-scheduler';
+import {
+  endpoint,
+  FakeDispatcher,
+  FakeRecordingGate,
+  FakeRecordStore,
+  until,
+} from './fakes/intake-fakes';
+
+/**
+ * The retry scheduler over fakes of its ports: what it does with each claimed delivery (dispatch,
+ * forget, cancel, postpone) and when it claims, without PostgreSQL or HTTP.
+ */
+
+const BUSY_DELAY_MS = 1000;
+
+interface Claimed {
+  delivery: DeliveryRecord;
+  payload: InboundEvent | undefined;
+}
+
+/** The work queue in memory: what is due is claimed once. */
+class FakeSchedule implements DeliverySchedule {
+  due: Claimed[] = [];
+  claims = 0;
+  readonly postponed: [string, number][] = [];
+  readonly forgotten: string[] = [];
+
+  claimDue(limit: number): Promise<Claimed[]> {
+    this.claims += 1;
+    return Promise.resolve(this.due.splice(0, limit));
+  }
+
+  postpone(deliveryId: string, delayMs: number): Promise<void> {
+    this.postponed.push([deliveryId, delayMs]);
+    return Promise.resolve();
+  }
+
+  forget(deliveryId: string): Promise<void> {
+    this.forgotten.push(deliveryId);
+    return Promise.resolve();
+  }
+
+  dueBacklog(): Promise<number> {
+    return Promise.resolve(this.due.length);
+  }
+}
+
+class FakeDirectory {
+  readonly endpoints = new Map<string, DirectoryEndpoint>();
+
+  endpoint(_tenantId: string, endpointId: string): Promise<DirectoryEndpoint | null> {
+    return Promise.resolve(this.endpoints.get(endpointId) ?? null);
+  }
+
+  endpointForTest(tenantId: string, endpointId: string): Promise<DirectoryEndpoint | null> {
+    return this.endpoint(tenantId, endpointId);
+  }
+}
+
+function due(id: string, overrides: Partial<DeliveryRecord> = {}, payload = true): Claimed {
+  const delivery = { ...deliveryState({ id, endpointId: 'wh_1' }), ...overrides };
+  return {
+    delivery,
+    payload: payload
+      ? { eventId: delivery.eventId, tenantId: delivery.tenantId, body: '{}', traceContext: null }
+      : undefined,
+  } as Claimed;
+}
+
+function schedulerWithFakes(intervalMs = 60_000) {
+  const fakes = {
+    queue: new FakeSchedule(),
+    directory: new FakeDirectory(),
+    dispatcher: new FakeDispatcher(),
+    recorder: new FakeRecordStore(),
+    health: new FakeRecordingGate(),
+    metrics: new DeliveryMetrics(new Registry()),
+  };
+  fakes.directory.endpoints.set('wh_1', endpoint('wh_1', 'ten_1'));
+  const scheduler = new RetryScheduler(fakes, {
+    intervalMs,
+    leaseMs: 15_000,
+    batchSize: 100,
+    busyEndpointDelayMs: BUSY_DELAY_MS,
+    globalMax: 256,
+    backlogSampleMs: 60_000,
+  });
+  return { ...fakes, scheduler };
+}
+
+let running: ReturnType<typeof schedulerWithFakes>[] = [];
+
+function started(intervalMs = 5): ReturnType<typeof schedulerWithFakes> {
+  const fakes = schedulerWithFakes(intervalMs);
+  running.push(fakes);
+  fakes.scheduler.start();
+  return fakes;
+}
+
+beforeAll(() => Logger.overrideLogger(['warn']));
+afterEach(async () => {
+  await Promise.all(running.map(({ scheduler }) => scheduler.stop()));
+  running = [];
+});
+
+describe('RetryScheduler over fakes', () => {
+  it('given a due pending delivery, when claimed, then it is dispatched to its endpoint as the delivery it continues', async () => {
+    const fakes = started();
+    fakes.queue.due.push(due('del_1'));
+
+    await until(() => fakes.dispatcher.orders.length === 1);
+    const [order] = fakes.dispatcher.orders;
+    expect(order.identity.delivery_id).toBe('del_1');
+    expect(order.before?.id).toBe('del_1');
+    expect(order.endpoint.id).toBe('wh_1');
+    expect(fakes.queue.postponed).toEqual([]);
+  });
+
+  it('given a delivery no longer pending, when claimed, then its schedule row is forgotten and nothing is sent', async () => {
+    const fakes = started();
+    fakes.queue.due.push(due('del_done', { status: 'succeeded' }));
+
+    await until(() => fakes.queue.forgotten.length === 1);
+    expect(fakes.queue.forgotten).toEqual(['del_done']);
+    expect(fakes.dispatcher.orders).toEqual([]);
+  });
+
+  it('given a delivery whose endpoint is gone, when claimed, then it is cancelled in the log and nothing is sent', async () => {
+    const fakes = started();
+    fakes.queue.due.push(due('del_orphan', { endpointId: 'wh_gone' }));
+
+    await until(() => fakes.recorder.commits.length === 1);
+    expect(fakes.recorder.commits[0]).toMatchObject({
+      deliveryId: 'del_orphan',
+      event: { type: 'delivery.cancelled' },
+    });
+    expect(fakes.dispatcher.orders).toEqual([]);
+  });
+
+  it('given a busy endpoint, when the delivery is claimed, then it is postponed by the busy delay, no attempt used', async () => {
+    const fakes = started();
+    fakes.dispatcher.outcome = 'busy';
+    fakes.queue.due.push(due('del_busy'));
+
+    await until(() => fakes.queue.postponed.length === 1);
+    expect(fakes.queue.postponed).toEqual([['del_busy', BUSY_DELAY_MS]]);
+  });
+
+  it('given an endpoint at its rate limit, when the delivery is claimed, then it is postponed to the second that can take it, and counted', async () => {
+    const fakes = started();
+    fakes.dispatcher.outcome = 'rate-limited';
+    fakes.queue.due.push(due('del_limited'));
+
+    await until(() => fakes.queue.postponed.length === 1);
+    expect(fakes.queue.postponed).toEqual([['del_limited', 700]]);
+    expect((await fakes.metrics.deliveriesRateLimited.get()).values[0].value).toBe(1);
+  });
+
+  it('given records cannot be written, when the interval comes, then nothing is claimed until they can', async () => {
+    const fakes = schedulerWithFakes(5);
+    fakes.health.healthy = false;
+    running.push(fakes);
+    fakes.scheduler.start();
+    fakes.queue.due.push(due('del_1'));
+
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fakes.queue.claims).toBe(0);
+    fakes.health.healthy = true;
+    await until(() => fakes.dispatcher.orders.length === 1);
+  });
+
+  it('given a long interval, when the API announces deliveries due now, then a wake claims them at once', async () => {
+    const fakes = started(60_000);
+    await until(() => fakes.queue.claims === 1);
+    fakes.queue.due.push(due('del_now'));
+
+    fakes.scheduler.wake();
+    await until(() => fakes.dispatcher.orders.length === 1, 500);
+    expect(fakes.queue.claims).toBe(2);
+  });
+});
