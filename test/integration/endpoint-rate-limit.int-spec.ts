@@ -1,9 +1,9 @@
 import { openDataSource } from '@svc/database';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { PostgresRateWindows } from '../../apps/delivery/src/adapters/postgres/rate-windows';
 import {
   EndpointRateLimiter,
-  PostgresRateWindows,
   tokensGranted,
   WindowTake,
 } from '../../apps/delivery/src/dispatch/endpoint-rate-limiter';

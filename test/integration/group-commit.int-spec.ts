@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
 import { ENGINE_TUNING } from '../../apps/delivery/src/engine-tuning';
 import { DeliveryRecorder } from '../../apps/delivery/src/recording/delivery-recorder';
-import { PostgresRecordWriter } from '../../apps/delivery/src/recording/postgres-record-writer';
+import { PostgresRecordWriter } from '../../apps/delivery/src/adapters/postgres/postgres-record-writer';
 import { StatusTransition } from '../../apps/delivery/src/recording/endpoint-status-recorder';
 import { RecordingHealth } from '../../apps/delivery/src/recording/recording-health';
 import { sampleValue } from '../support/metric-value';

@@ -1,7 +1,7 @@
 import { openDataSource } from '@svc/database';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { LaneRegistry } from '../../apps/delivery/src/intake/lanes/lane-registry';
+import { LaneRegistry } from '../../apps/delivery/src/adapters/postgres/lane-registry';
 import { suiteDatabase } from './delivery-tables';
 
 /**

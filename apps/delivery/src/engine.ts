@@ -18,7 +18,8 @@ import { DeliveryMetrics } from './delivery-metrics';
 import { AttemptRunner } from './dispatch/attempt-runner';
 import { ConcurrencyLimits } from './dispatch/concurrency-limits';
 import { Dispatcher } from './dispatch/dispatcher';
-import { EndpointRateLimiter, PostgresRateWindows } from './dispatch/endpoint-rate-limiter';
+import { PostgresRateWindows } from './adapters/postgres/rate-windows';
+import { EndpointRateLimiter } from './dispatch/endpoint-rate-limiter';
 import { HttpSender } from './dispatch/http-sender';
 import { ENGINE_TUNING, EngineTuning } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
@@ -32,14 +33,14 @@ import {
   operationalIntakePolicy,
 } from './intake/intake-policy';
 import { LaneManager } from './intake/lanes/lane-manager';
-import { LaneRegistry } from './intake/lanes/lane-registry';
+import { LaneRegistry } from './adapters/postgres/lane-registry';
 import { laneSlotsOf } from './intake/lanes/lane-rules';
 import { LaneView } from './intake/lanes/lane-view';
 import { MessageReplies } from './intake/message-replies';
 import { OperationalEventsRelay } from './operational-events/outbox-relay';
 import { Clock, MessageSource, SYSTEM_CLOCK } from './ports';
 import { DeliveryRecorder } from './recording/delivery-recorder';
-import { PostgresRecordWriter } from './recording/postgres-record-writer';
+import { PostgresRecordWriter } from './adapters/postgres/postgres-record-writer';
 import { RecordingHealth } from './recording/recording-health';
 import { RetentionKeeper } from './retention/retention-keeper';
 import { RetryScheduler } from './retries/retry-scheduler';

@@ -11,7 +11,7 @@ export interface WrittenBatch {
 }
 
 /**
- * Where the recorder writes (PostgreSQL: postgres-record-writer.ts), declared by the recorder so
+ * Where the recorder writes (PostgreSQL: adapters/postgres/postgres-record-writer.ts), declared by the recorder so
  * that its batching, race and outage handling is tested over a fake (test/medium).
  */
 export interface RecordWriter {

@@ -2,7 +2,7 @@ import type { Lane, LaneProgress } from './lane-rules';
 
 /**
  * What the lanes need of the world, declared here and implemented by the engine's adapters
- * (PostgreSQL: lane-registry.ts; JetStream: adapters/jetstream/lane-consumers.ts) and by the
+ * (PostgreSQL: adapters/postgres/lane-registry.ts; JetStream: adapters/jetstream/lane-consumers.ts) and by the
  * main intake (MainIntakeGauges). The medium tests fake them.
  */
 

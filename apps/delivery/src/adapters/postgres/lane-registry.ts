@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { Lane } from './lane-rules';
+import { Lane } from '../../intake/lanes/lane-rules';
 
 /**
  * Serialises lane openings across engines, so that the count of open lanes and the new row are

@@ -7,10 +7,10 @@ import {
 } from '@svc/deliveries';
 import { appendToStreams, isUniqueViolation, StreamVersionConflictError } from '@svc/event-store';
 import { DataSource, EntityManager } from 'typeorm';
-import type { DeliveryCommit } from './delivery-commit';
-import { recordEndpointStatus, StatusTransition } from './endpoint-status-recorder';
-import { writeInOneStatement } from './group-commit-statement';
-import type { RecordWriter, WrittenBatch } from './record-writer';
+import type { DeliveryCommit } from '../../recording/delivery-commit';
+import { recordEndpointStatus, StatusTransition } from '../../recording/endpoint-status-recorder';
+import { writeInOneStatement } from '../../recording/group-commit-statement';
+import type { RecordWriter, WrittenBatch } from '../../recording/record-writer';
 
 /**
  * The recorder's writes in PostgreSQL: a batch in one statement (group-commit-statement.ts), or,
