@@ -15,6 +15,7 @@ export * from './sign-in/login-throttle';
 export * from './sign-in/login-throttle-rule';
 export * from './sign-in/sign-in-sessions';
 export * from './rules/authorization-request';
+export * from './rules/error-description';
 export * from './grants/expired-state-purge';
 export * from './sign-in/client-address';
 export * from './sign-in/password-sign-in';

@@ -1,4 +1,4 @@
-import type { OAuthClientsService } from '@svc/oauth';
+import { repeatedParametersDescription, type OAuthClientsService } from '@svc/oauth';
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from './oauth-error';
 
@@ -17,10 +17,7 @@ export function formParameters(request: FastifyRequest): Record<string, string> 
   const body = (request.body ?? {}) as Record<string, string | string[]>;
   const repeated = Object.keys(body).filter((name) => Array.isArray(body[name]));
   if (repeated.length > 0) {
-    throw new OAuthError(
-      'invalid_request',
-      `parameters must not be repeated: ${repeated.join(', ')}`,
-    );
+    throw new OAuthError('invalid_request', repeatedParametersDescription(repeated));
   }
   return body as Record<string, string>;
 }

@@ -1,3 +1,4 @@
+import { errorDescription } from '@svc/oauth';
 import type { FastifyReply } from 'fastify';
 
 /** RFC 6749 5.2 error codes of the token endpoint, and RFC 7009 2.2.1's. */
@@ -31,5 +32,9 @@ export function sendOAuthJson(reply: FastifyReply, status: number, body: object)
 export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
   // invalid_client is 400, not 401: public clients do not authenticate with an HTTP scheme, so
   // there is no WWW-Authenticate challenge to send with a 401 (ADR 0014).
-  return sendOAuthJson(reply, 400, { error: error.error, error_description: error.description });
+  // errorDescription keeps the text to RFC 6749 5.2's characters (ADR 0040).
+  return sendOAuthJson(reply, 400, {
+    error: error.error,
+    error_description: errorDescription(error.description),
+  });
 }

@@ -72,7 +72,7 @@ export class TokenController {
     if (!isCodeVerifier(codeVerifier)) {
       throw new OAuthError(
         'invalid_grant',
-        'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~"',
+        'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and - . _ ~',
       );
     }
     return this.grants.exchangeCode({ code, clientId, redirectUri, codeVerifier });

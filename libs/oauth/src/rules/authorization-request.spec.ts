@@ -87,19 +87,28 @@ describe('authorization request (spec 4.3, RFC 6749 4.1.1, RFC 7636)', () => {
     });
   });
 
-  it('names the unknown scopes', () => {
+  it('counts the unknown scopes without naming them (ADR 0040)', () => {
     const check = checkAuthorizationRequest({ ...valid, scope: 'a:b tenants:read c' }, client);
-    expect(check.outcome === 'redirect_error' && check.description).toBe('unknown scopes: a:b, c');
+    expect(check.outcome === 'redirect_error' && check.description).toBe(
+      '2 of the 3 requested scopes are unknown; scopes_supported in /.well-known/oauth-authorization-server lists the known ones',
+    );
   });
 
-  it('names at most five unknown scopes, each cut short, so the redirect stays small', () => {
-    const long = 'x'.repeat(5000);
+  it('echoes no part of an unknown scope, however long or odd', () => {
+    const scope = `${'x'.repeat(5000)} a"b c\\d été tenants:read`;
+    const check = checkAuthorizationRequest({ ...valid, scope }, client);
+    const description = check.outcome === 'redirect_error' ? check.description : '';
+    expect(description).toMatch(/^4 of the 5 requested scopes are unknown;/);
+    expect(description).not.toMatch(/xxx|a"b|c\\d|été|…/);
+  });
+
+  it('names a repeated authorization parameter but not a made-up one', () => {
     const check = checkAuthorizationRequest(
-      { ...valid, scope: `${long} a b c d e f tenants:read` },
+      { ...valid, scope: ['tenants:read', 'alerts:read'], 'x"\\é': ['1', '2'] },
       client,
     );
     expect(check.outcome === 'redirect_error' && check.description).toBe(
-      `unknown scopes: ${'x'.repeat(40)}…, a, b, c, d and 2 more`,
+      'parameters must not be repeated: scope and 1 other',
     );
   });
 
@@ -134,6 +143,18 @@ describe('authorization response URL (RFC 6749 4.1.2, RFC 9207)', () => {
       state: 's t&ate',
       iss: 'https://auth.example',
     });
+  });
+
+  it('keeps error_description to the characters of RFC 6749 4.1.2.1', () => {
+    const url = new URL(
+      authorizationResponseUrl('https://app.example/cb', 'https://auth.example', {
+        error: 'invalid_request',
+        error_description: 'a"b\\c é\n',
+        state: 'a"b',
+      }),
+    );
+    expect(url.searchParams.get('error_description')).toBe('a?b?c ??');
+    expect(url.searchParams.get('state')).toBe('a"b');
   });
 
   it('leaves out parameters without a value', () => {

@@ -1,4 +1,9 @@
 import { isScope, Scope } from '@svc/contracts';
+import {
+  errorDescription,
+  repeatedParametersDescription,
+  unknownScopesDescription,
+} from './error-description';
 import { isS256Challenge } from './pkce';
 import { isRegisteredRedirectUri } from './redirect-uri';
 
@@ -40,10 +45,6 @@ export type AuthorizationRequestCheck =
  * user; 2,048 leaves room for the redirect URI and the error, and for any state clients use.
  */
 export const MAX_ENCODED_STATE_LENGTH = 2048;
-
-/** How many unknown scope names an error names, each cut short, so the redirect stays small. */
-const UNKNOWN_SCOPES_NAMED = 5;
-const SCOPE_NAME_SHOWN = 40;
 
 const single = (value: string | string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : undefined;
@@ -95,7 +96,7 @@ export function checkAuthorizationRequest(
 
   const repeated = Object.keys(query).filter((name) => Array.isArray(query[name]));
   if (repeated.length > 0) {
-    return refuse('invalid_request', `parameters must not be repeated: ${repeated.join(', ')}`);
+    return refuse('invalid_request', repeatedParametersDescription(repeated));
   }
   const responseType = single(query.response_type);
   if (!responseType) {
@@ -129,7 +130,7 @@ export function checkAuthorizationRequest(
   }
   const unknown = names.filter((name) => !isScope(name));
   if (unknown.length > 0) {
-    return refuse('invalid_scope', `unknown scopes: ${namedBriefly(unknown)}`);
+    return refuse('invalid_scope', unknownScopesDescription(unknown.length, names.length));
   }
   return {
     outcome: 'valid',
@@ -148,17 +149,10 @@ function encodedLength(value: string): number {
   return new URLSearchParams({ v: value }).toString().length - 'v='.length;
 }
 
-function namedBriefly(names: string[]): string {
-  const shown = names
-    .slice(0, UNKNOWN_SCOPES_NAMED)
-    .map((name) => (name.length > SCOPE_NAME_SHOWN ? `${name.slice(0, SCOPE_NAME_SHOWN)}…` : name));
-  const more = names.length - shown.length;
-  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
-}
-
 /**
  * The redirect back to the client (RFC 6749 4.1.2 and 4.1.2.1), keeping any query the
- * registered URI has, with `iss` (RFC 9207) and `state` when the request had one.
+ * registered URI has, with `iss` (RFC 9207) and `state` when the request had one. An
+ * `error_description` goes through `errorDescription`, so it keeps to RFC 6749's characters.
  */
 export function authorizationResponseUrl(
   redirectUri: string,
@@ -168,7 +162,7 @@ export function authorizationResponseUrl(
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(parameters)) {
     if (value !== undefined) {
-      url.searchParams.set(name, value);
+      url.searchParams.set(name, name === 'error_description' ? errorDescription(value) : value);
     }
   }
   url.searchParams.set('iss', issuer);
