@@ -1,4 +1,5 @@
 import * as ipaddr from 'ipaddr.js';
+import { specialPurposeRange } from './address-ranges';
 
 export const ENDPOINT_URL_MAX_LENGTH = 2048;
 
@@ -18,15 +19,18 @@ export class PrivateNetworkAllowList {
 }
 
 /**
- * An address a webhook may be sent to: public unicast, or explicitly allowed. Loopback, private,
- * link-local (cloud metadata included), CGNAT, multicast and reserved ranges are refused.
+ * An address a webhook may be sent to, the one rule of registration and of connect time (ADR 0006,
+ * ADR 0039): global unicast (`specialPurposeRange` finds no range), or in the allow-list. Loopback,
+ * private, link-local (cloud metadata included), CGNAT, multicast, documentation, IPv4-compatible
+ * and every other special-purpose or non-global range is refused. IPv4-mapped IPv6 is judged, and
+ * matched against the allow-list, as the IPv4 address it carries.
  */
 export function isPermittedAddress(address: string, allowList: PrivateNetworkAllowList): boolean {
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
-  return parsed.range() === 'unicast' || allowList.allows(parsed);
+  return specialPurposeRange(parsed) === null || allowList.allows(parsed);
 }
 
 /** ASCII letters only: the parser lower-cases scheme and host, and nothing else it changes is a letter. */
