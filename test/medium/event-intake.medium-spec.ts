@@ -46,6 +46,7 @@ const OPTIONS: IntakeOptions = {
 };
 const RETRY_FAILED_MESSAGE_MS = 5000;
 const BUSY_DELAY_MS = 250;
+const MAX_FAILED_HANDLINGS = 3;
 
 function engineWithFakes(
   policy: IntakePolicy = operationalIntakePolicy(),
@@ -83,7 +84,7 @@ function engineWithFakes(
   );
   const replies = new MessageReplies(
     { deadLetters: fakes.deadLetters, recording: fakes.recording, metrics },
-    RETRY_FAILED_MESSAGE_MS,
+    { retryFailedMessageMs: RETRY_FAILED_MESSAGE_MS, maxFailedHandlings: MAX_FAILED_HANDLINGS },
   );
   const intake = new EventIntake(
     { source: fakes.source, handler, replies, subjects: SUBJECTS, metrics, clock: fakes.clock },
@@ -238,6 +239,78 @@ describe('the intake, its ports faked', () => {
     await until(() => message.replies.length > 0);
     expect(message.replies).toEqual([`nak ${RETRY_FAILED_MESSAGE_MS}`]);
     expect(engine.recording.failures).toEqual([outage]);
+  });
+
+  it('parks a message whose handling fails alike on every delivery, after a bounded number of them', async () => {
+    const engine = start();
+    engine.ledger.failure = new RangeError('Maximum call stack size exceeded');
+    const deliveries = Array.from({ length: MAX_FAILED_HANDLINGS }, (_, index) =>
+      eventMessage('ten_a', 9, { redelivered: index > 0 }),
+    );
+
+    for (const delivery of deliveries) {
+      engine.source.push(delivery);
+      await until(() => delivery.replies.length > 0);
+    }
+    expect(deliveries.map((delivery) => delivery.replies)).toEqual([
+      [`nak ${RETRY_FAILED_MESSAGE_MS}`],
+      [`nak ${RETRY_FAILED_MESSAGE_MS}`],
+      ['ack'],
+    ]);
+    expect(engine.deadLetters.parked).toEqual([
+      {
+        seq: 9,
+        reason: 'handling-failed',
+        detail:
+          'its handling failed 3 times in one engine; the last time: Maximum call stack size exceeded',
+      },
+    ]);
+  });
+
+  it('never parks a message for the database being away, however often', async () => {
+    const engine = start();
+    engine.ledger.failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    const deliveries = Array.from({ length: MAX_FAILED_HANDLINGS + 2 }, () =>
+      eventMessage('ten_a', 10, { redelivered: true }),
+    );
+
+    for (const delivery of deliveries) {
+      engine.source.push(delivery);
+      await until(() => delivery.replies.length > 0);
+    }
+    expect(
+      deliveries.every((delivery) => delivery.replies[0] === `nak ${RETRY_FAILED_MESSAGE_MS}`),
+    ).toBe(true);
+    expect(engine.deadLetters.parked).toEqual([]);
+  });
+
+  it('parks an envelope nested deeper than the limit with its reason, and an envelope naming its tenant twice', async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    const subject = SUBJECTS.event('ten_a', 'alert.created');
+    const head =
+      '{"id":"evt_deep","type":"alert.created","tenant_id":"ten_a","created_at":"2026-11-27T10:00:00.000Z"';
+    const deep = new FakeMessage(
+      subject,
+      `${head},"data":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_001)}`,
+      11,
+    );
+    const twice = new FakeMessage(
+      subject,
+      `${head.replace('"tenant_id":"ten_a"', '"tenant_id":"ten_b"')},"data":{},"tenant_id":"ten_a"}`,
+      12,
+    );
+
+    engine.source.push(deep, twice);
+    await until(() => deep.replies.length > 0 && twice.replies.length > 0);
+    expect(engine.deadLetters.parked.map(({ seq, reason }) => [seq, reason])).toEqual([
+      [11, 'envelope-too-deep'],
+      [12, 'duplicate-member'],
+    ]);
+    expect([deep.replies, twice.replies]).toEqual([['ack'], ['ack']]);
+    expect(engine.dispatcher.orders).toEqual([]);
   });
 
   it('stopping hands back what was pulled and not taken, and waits for what is in hand', async () => {

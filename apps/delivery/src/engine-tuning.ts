@@ -17,6 +17,13 @@ export const ENGINE_TUNING = {
     /** A message whose handling failed (the database away) comes back from JetStream after this. */
     retryFailedMessageMs: 5000,
     /**
+     * A message whose handling failed this many times in one engine, for another reason than the
+     * database, is parked (`handling-failed`, issue 30): a failure that repeats on every delivery
+     * is the message's, not the moment's. Five is about 20 s of retries: a passing fault of a
+     * dependency other than the database has that long to pass.
+     */
+    maxFailedHandlings: 5,
+    /**
      * Messages one pull asks for at most (never more than there is room for in hand, ADR 0032):
      * what an engine holds delivered but not in hand. Small, so that when a lane opens the main
      * intake has little of the hot tenant's left to handle before it reaches the others' events

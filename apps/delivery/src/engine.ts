@@ -218,7 +218,10 @@ function intakesOn(js: JetStreamClient, shared: SharedParts): IntakeOn {
             recording: infra.health,
             metrics,
           },
-          tuning.intake.retryFailedMessageMs,
+          {
+            retryFailedMessageMs: tuning.intake.retryFailedMessageMs,
+            maxFailedHandlings: tuning.intake.maxFailedHandlings,
+          },
         ),
         subjects: infra.subjects,
         metrics,

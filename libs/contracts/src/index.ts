@@ -7,3 +7,4 @@ export * from './scopes';
 export * from './subjects';
 export * from './retention';
 export * from './event-catalogue';
+export * from './envelope-text';

@@ -15,6 +15,14 @@ export const REJECTION_REASONS = [
    * only by the engine on the ops subject (ADR 0030); or another family on the ops subject.
    */
   'reserved-type',
+  /** Larger than ENVELOPE_LIMITS.maxBytes (envelope-text.ts). */
+  'envelope-too-large',
+  /** Nested deeper than ENVELOPE_LIMITS.maxDepth. */
+  'envelope-too-deep',
+  /** A member name given twice in one object: parsers disagree on what it says (I-JSON). */
+  'duplicate-member',
+  /** Its handling failed alike on every delivery, a bounded number of times (not the database). */
+  'handling-failed',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

@@ -33,19 +33,29 @@ export class MessageReplies {
   private readonly logger = new Logger('MessageReplies');
   private readonly passedOver = new RepliesInOneWrite();
 
+  /** Failed handlings by message (stream and sequence), the database's failures not counted. */
+  private readonly failures = new Map<string, number>();
+
   constructor(
     private readonly deps: {
       deadLetters: DeadLetters;
       recording: Pick<RecordingGate, 'failed'>;
       metrics: Pick<DeliveryMetrics, 'messagesSkipped'>;
     },
-    /** How long a message whose park failed waits before JetStream hands it out again. */
-    private readonly retryFailedMessageMs: number,
+    private readonly options: {
+      /** How long a message whose handling or park failed waits before it is handed out again. */
+      retryFailedMessageMs: number;
+      /** A message whose handling failed this often in this engine is parked (`handling-failed`). */
+      maxFailedHandlings: number;
+    },
   ) {}
 
   async settle(message: IntakeMessage, outcome: MessageOutcome): Promise<void> {
     switch (outcome.kind) {
       case 'ack':
+        if (this.failures.size > 0) {
+          this.failures.delete(keyOf(message));
+        }
         message.ack();
         return;
       case 'skip':
@@ -66,23 +76,66 @@ export class MessageReplies {
           await this.deps.deadLetters.park(message, outcome.reason, outcome.detail);
           message.ack();
         } catch (error) {
-          this.failed(message, error);
+          // A park that fails is not counted: parking is what ends the count.
+          if (isDatabaseUnavailable(error)) {
+            this.deps.recording.failed(error);
+          }
+          await this.sendBack(message, `its park failed: ${(error as Error).message}`);
         }
         return;
     }
   }
 
-  /** Handling failed unexpectedly: the message goes back, to be handed out again later. */
-  failed(message: IntakeMessage, error: unknown): void {
+  /**
+   * Handling failed: the message goes back, to be handed out again later. While the database is
+   * away that is all (the message is fine, and parked it would never be delivered). Any other
+   * failure is counted, and a message that failed `maxFailedHandlings` times here is parked with
+   * the last error, so that one that fails alike on every delivery (a bug meeting its content) is
+   * never retried forever, holding one of the consumer's unacknowledged slots (issue 30).
+   */
+  failed(message: IntakeMessage, error: unknown): Promise<void> {
+    const why = (error as Error).message;
     if (isDatabaseUnavailable(error)) {
       this.deps.recording.failed(error);
+      return this.sendBack(message, why);
     }
-    this.logger.error(`message ${message.seq} goes back to JetStream: ${(error as Error).message}`);
-    message.nak(this.retryFailedMessageMs);
+    const key = keyOf(message);
+    const failures = (this.failures.get(key) ?? 0) + 1;
+    if (failures < this.options.maxFailedHandlings) {
+      this.failures.delete(key);
+      this.failures.set(key, failures);
+      if (this.failures.size > MAX_COUNTED_MESSAGES) {
+        // The oldest count goes: at worst that message is tried a few more times.
+        this.failures.delete(this.failures.keys().next().value!);
+      }
+      return this.sendBack(message, why);
+    }
+    this.failures.delete(key);
+    this.logger.error(
+      `message ${message.seq} is parked: its handling failed ${failures} times (${why})`,
+    );
+    return this.settle(message, {
+      kind: 'park',
+      reason: 'handling-failed',
+      detail: `its handling failed ${failures} times in one engine; the last time: ${why}`,
+    });
+  }
+
+  private sendBack(message: IntakeMessage, why: string): Promise<void> {
+    this.logger.error(`message ${message.seq} goes back to JetStream: ${why}`);
+    message.nak(this.options.retryFailedMessageMs);
+    return Promise.resolve();
   }
 
   /** Sends the replies to messages passed over that are still queued (the intake stops). */
   flush(): void {
     this.passedOver.sendAll();
   }
+}
+
+/** Messages whose failures are counted at once, at most: memory stays bounded. */
+const MAX_COUNTED_MESSAGES = 10_000;
+
+function keyOf(message: IntakeMessage): string {
+  return `${message.info.stream} ${message.seq}`;
 }

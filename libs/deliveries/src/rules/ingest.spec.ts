@@ -1,4 +1,4 @@
-import { decideIngest } from './ingest';
+import { decideIngest, sameJson } from './ingest';
 
 const envelope = {
   id: 'evt_1',
@@ -37,5 +37,30 @@ describe('decideIngest', () => {
   it('given an array in another order, when compared, then it is another event', () => {
     const other = { ...envelope, data: { severity: 'high', tags: ['b', 'a'] } };
     expect(decideIngest(JSON.stringify(envelope), other, false)).toBe('conflict');
+  });
+
+  it('given a stored body nested 20,000 levels, when the same event comes again, then it is a duplicate, the stack intact', () => {
+    const deep = (levels: number, leaf: unknown) => {
+      let value: unknown = leaf;
+      for (let level = 0; level < levels; level += 1) {
+        value = { a: value };
+      }
+      return { ...envelope, data: value };
+    };
+    // Written out by hand: JSON.stringify itself recurses.
+    const stored = `${JSON.stringify({ ...envelope, data: 0 }).replace('"data":0}', '')}"data":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_001)}`;
+    expect(decideIngest(stored, deep(20_000, 1), false)).toBe('duplicate');
+    expect(decideIngest(stored, deep(20_000, 2), false)).toBe('conflict');
+  });
+});
+
+describe('sameJson', () => {
+  it('compares JSON values member order aside, arrays in order, types strictly', () => {
+    expect(sameJson({ a: 1, b: [1, { c: null }] }, { b: [1, { c: null }], a: 1 })).toBe(true);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+    expect(sameJson({ a: 1 }, { a: '1' })).toBe(false);
+    expect(sameJson({ a: 1 }, { a: 1, b: undefined })).toBe(false);
+    expect(sameJson([], {})).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
   });
 });

@@ -1,4 +1,11 @@
-import { EventEnvelope, RejectionReason, SubjectScheme, validateEnvelope } from '@svc/contracts';
+import {
+  ENVELOPE_LIMITS,
+  envelopeTextProblem,
+  EventEnvelope,
+  RejectionReason,
+  SubjectScheme,
+  validateEnvelope,
+} from '@svc/contracts';
 import type { EndpointEnvironment } from '@svc/webhook-endpoints';
 import {
   audienceOf,
@@ -21,7 +28,8 @@ export interface Rejection {
 }
 
 /**
- * The event a message carries, or why it is not one the engine may deliver: not JSON, not a
+ * The event a message carries, or why it is not one the engine may deliver: too large, not JSON,
+ * nested too deep or with a member named twice (checked before anything walks the value), not a
  * valid envelope, a subject that names another tenant or type, a type reserved to another
  * source, an operational event that names no environment.
  */
@@ -32,12 +40,22 @@ export function acceptMessage(
 ): AcceptedEvent | Rejection {
   // A view of the message's bytes, not a copy of them.
   const { buffer, byteOffset, byteLength } = message.data;
+  if (byteLength > ENVELOPE_LIMITS.maxBytes) {
+    return {
+      reason: 'envelope-too-large',
+      detail: `${byteLength} bytes; an envelope has at most ${ENVELOPE_LIMITS.maxBytes}`,
+    };
+  }
   const body = Buffer.from(buffer, byteOffset, byteLength).toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch (error) {
     return { reason: 'invalid-json', detail: (error as Error).message };
+  }
+  const textProblem = envelopeTextProblem(body);
+  if (textProblem) {
+    return textProblem;
   }
   const validation = validateEnvelope(parsed);
   if (!validation.ok) {
