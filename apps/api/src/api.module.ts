@@ -11,6 +11,8 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { DeliveryLogController } from './delivery-log/delivery-log.controller';
 import { DeliveryLogService } from './delivery-log/delivery-log.service';
+import { EndpointStatsController } from './endpoint-stats/endpoint-stats.controller';
+import { EndpointStatsService } from './endpoint-stats/endpoint-stats.service';
 import { OpenApiController, OpenApiDocument } from './openapi/openapi.controller';
 import { EventTypesController } from './event-types/event-types.controller';
 import { DeliveryReplayController } from './replay/delivery-replay.controller';
@@ -52,6 +54,7 @@ export class ApiModule {
         TenantsController,
         EventTypesController,
         DeliveryLogController,
+        EndpointStatsController,
         DeliveryReplayController,
         OpenApiController,
       ],
@@ -64,6 +67,7 @@ export class ApiModule {
         },
         OpenApiDocument,
         DeliveryLogService,
+        EndpointStatsService,
         DeliveryReplayService,
         { provide: REPLAY_OPTIONS, useValue: replayOptionsOf(config) },
       ],

@@ -11,6 +11,7 @@ import { DeliveriesByEndpointAndTime1764000200000 } from './1764000200000-delive
 import { EndpointRateWindows1764000300000 } from './1764000300000-endpoint-rate-windows';
 import { IntakeLanes1764000500000 } from './1764000500000-intake-lanes';
 import { OpenIntakeLaneFunction1764000600000 } from './1764000600000-open-intake-lane-function';
+import { AttemptsByEndpointAndTime1764000750000 } from './1764000750000-attempts-by-endpoint-and-time';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   EndpointRateWindows1764000300000,
   IntakeLanes1764000500000,
   OpenIntakeLaneFunction1764000600000,
+  AttemptsByEndpointAndTime1764000750000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
