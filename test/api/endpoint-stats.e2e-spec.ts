@@ -26,22 +26,22 @@ describe('endpoint stats', () => {
   let key: string;
   let otherKey: string;
   let sandboxKey: string;
-  let manageOnlyKey: string;
+  let noWebhooksKey: string;
   let position = 1_000_000;
 
   beforeAll(async () => {
     api = await startApi();
-    ({ tenantId, key } = await api.newTenantWithKey(['webhooks:manage', 'webhooks:read']));
-    ({ key: otherKey } = await api.newTenantWithKey(['webhooks:manage', 'webhooks:read']));
+    ({ tenantId, key } = await api.newTenantWithKey(['webhooks:manage']));
+    ({ key: otherKey } = await api.newTenantWithKey(['webhooks:manage']));
     const keys = new ApiKeysService(api.dataSource);
     ({ key: sandboxKey } = await keys.create({
       tenantId,
-      scopes: ['webhooks:manage', 'webhooks:read'],
+      scopes: ['webhooks:manage'],
       environment: 'test',
     }));
-    ({ key: manageOnlyKey } = await keys.create({
+    ({ key: noWebhooksKey } = await keys.create({
       tenantId,
-      scopes: ['webhooks:manage'],
+      scopes: ['tenants:read'],
       environment: 'live',
     }));
   });
@@ -257,9 +257,9 @@ describe('endpoint stats', () => {
     expect((await stats(sandbox, '', sandboxKey)).status).toBe(200);
   });
 
-  it('needs the scope webhooks:read', async () => {
+  it('needs the scope webhooks:manage, as the endpoint itself does', async () => {
     const endpointId = await register();
-    const response = await stats(endpointId, '', manageOnlyKey);
+    const response = await stats(endpointId, '', noWebhooksKey);
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
   });

@@ -10,7 +10,6 @@ export const SCOPE_DESCRIPTIONS = {
   'sentinel:read': 'Read incident data.',
   'sentinel:respond': 'Trigger automated response actions.',
   'webhooks:manage': 'Create and manage webhook endpoints.',
-  'webhooks:read': 'Read webhook endpoints and their delivery statistics.',
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;

@@ -7,8 +7,8 @@ import { EndpointStatsQuery, EndpointStatsResponse } from './endpoint-stats.dto'
 import { EndpointStatsService } from './endpoint-stats.service';
 
 @ApiTags('delivery log')
-@ApiAuthenticatedProblems('webhooks:read')
-@RequireScopes('webhooks:read')
+@ApiAuthenticatedProblems('webhooks:manage')
+@RequireScopes('webhooks:manage')
 @Controller('v1/webhooks')
 export class EndpointStatsController {
   constructor(private readonly stats: EndpointStatsService) {}
