@@ -75,6 +75,7 @@ describe('isDatabaseUnavailable', () => {
     [{ code: 'ECONNREFUSED' }, true],
     [{ code: '57P01' }, true],
     [{ code: '08006' }, true],
+    [{ code: '25006', message: 'cannot execute INSERT in a read-only transaction' }, true],
     [new Error('Connection terminated unexpectedly'), true],
     [new QueryRunnerAlreadyReleasedError(), true],
     [new Error('timeout exceeded when trying to connect'), true],

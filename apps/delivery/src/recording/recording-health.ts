@@ -125,6 +125,10 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  // A standby not yet promoted, or a primary demoted, answers writes with this: the database
+  // cannot take records now, and the work must wait for it rather than count as failing (a
+  // message failing for another reason is parked after a few deliveries, ADR 0041).
+  '25006', // read_only_sql_transaction
 ]);
 
 /**
