@@ -167,10 +167,18 @@ export function buildEngine(
   );
 }
 
-function retryScheduler({ config, tuning, infra, ...parts }: SharedParts): RetryScheduler {
+function retryScheduler(shared: SharedParts): RetryScheduler {
+  const { config, tuning, infra } = shared;
   const { delivery } = config;
   return new RetryScheduler(
-    { ...parts, health: infra.health },
+    {
+      queue: shared.queue,
+      directory: shared.directory,
+      dispatcher: shared.dispatcher,
+      recorder: shared.recorder,
+      metrics: shared.metrics,
+      health: infra.health,
+    },
     {
       intervalMs: delivery.schedulerIntervalMs,
       leaseMs: delivery.timeoutMs + tuning.scheduler.claimMarginMs,

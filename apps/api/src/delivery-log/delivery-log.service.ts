@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { isId } from '@svc/contracts';
 import { DeliveryAttemptRecord, DeliveryRecord } from '@svc/deliveries';
-import { decodeCursor, Page, problems, toPage } from '@svc/http';
+import { decodeCursor, Page, toPage } from '@svc/http';
 import type { Principal } from '@svc/identity';
-import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource, FindOptionsWhere, LessThan } from 'typeorm';
-import { environmentOf, visibleTo } from '../webhooks/webhook-endpoints.service';
+import { environmentOf, requireVisibleEndpoint } from '../webhooks/webhook-endpoints.service';
 
 /** The largest log position (PostgreSQL bigint): a cursor beyond it was never issued. */
 const MAX_POSITION = 2n ** 63n - 1n;
@@ -29,14 +27,7 @@ export class DeliveryLogService {
     query: { limit: number; cursor?: string; outcome?: 'succeeded' | 'failed' },
     view: (row: DeliveryAttemptRecord) => T,
   ): Promise<Page<T>> {
-    const exists =
-      isId('wh', endpointId) &&
-      (await this.dataSource
-        .getRepository(WebhookEndpointRecord)
-        .existsBy({ id: endpointId, ...visibleTo(principal) }));
-    if (!exists) {
-      throw problems.notFound(`No webhook endpoint ${endpointId} exists for this tenant.`);
-    }
+    await requireVisibleEndpoint(this.dataSource, principal, endpointId);
     const before = decodeCursor(query.cursor, isPosition);
     const where: FindOptionsWhere<DeliveryAttemptRecord> = {
       endpointId,

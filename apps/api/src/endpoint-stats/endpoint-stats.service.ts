@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { isId } from '@svc/contracts';
-import { problems } from '@svc/http';
 import type { Principal } from '@svc/identity';
-import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
-import { visibleTo } from '../webhooks/webhook-endpoints.service';
+import { requireVisibleEndpoint } from '../webhooks/webhook-endpoints.service';
 import {
   EndpointStatsResponse,
   StatsBucket,
@@ -68,14 +65,7 @@ export class EndpointStatsService {
     now = new Date(),
   ): Promise<EndpointStatsResponse> {
     // The same check as GET /v1/webhooks/{id}: the caller's tenant and environment.
-    const exists =
-      isId('wh', endpointId) &&
-      (await this.dataSource
-        .getRepository(WebhookEndpointRecord)
-        .existsBy({ id: endpointId, ...visibleTo(principal) }));
-    if (!exists) {
-      throw problems.notFound(`No webhook endpoint ${endpointId} exists for this tenant.`);
-    }
+    await requireVisibleEndpoint(this.dataSource, principal, endpointId);
     const { from, to } = windowOf(window, now);
     const rows = await this.dataSource.query<StatsRow[]>(ENDPOINT_STATS_SQL, [
       endpointId,

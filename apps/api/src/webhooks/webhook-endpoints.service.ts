@@ -37,6 +37,22 @@ export function visibleTo(principal: Principal): {
   return { tenantId: principal.tenantId, environment: environmentOf(principal) };
 }
 
+/** Refuses with a 404 problem unless the endpoint is one the caller may see (`visibleTo`). */
+export async function requireVisibleEndpoint(
+  dataSource: DataSource,
+  principal: Principal,
+  endpointId: string,
+): Promise<void> {
+  const exists =
+    isId('wh', endpointId) &&
+    (await dataSource
+      .getRepository(WebhookEndpointRecord)
+      .existsBy({ id: endpointId, ...visibleTo(principal) }));
+  if (!exists) {
+    throw problems.notFound(`No webhook endpoint ${endpointId} exists for this tenant.`);
+  }
+}
+
 /** Who asked, for the metadata of the events a request appends. */
 export interface CommandContext {
   principal: Principal;
