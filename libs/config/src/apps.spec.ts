@@ -37,6 +37,7 @@ describe('each app loads only its own sections', () => {
     expect(Object.keys(config).sort()).toEqual(
       [
         'auth',
+        'console',
         'database',
         'delivery',
         'host',

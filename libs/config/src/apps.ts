@@ -3,6 +3,7 @@ import {
   apiPorts,
   authorizationServer,
   authPorts,
+  consoleSettings,
   database,
   delivery,
   deliveryPort,
@@ -45,6 +46,7 @@ export const API_SECTIONS = [
   retention,
   tokens,
   tokenKeys,
+  consoleSettings,
 ] as const;
 
 export const AUTH_SECTIONS = [
@@ -55,6 +57,7 @@ export const AUTH_SECTIONS = [
   subjects,
   tokens,
   authorizationServer,
+  consoleSettings,
 ] as const;
 
 export const DELIVERY_SECTIONS = [

@@ -1,5 +1,6 @@
 import { Section } from '../section';
 import { authorizationServer, tokenKeys, tokens } from './auth';
+import { consoleSettings } from './console';
 import { database } from './database';
 import { delivery, deliveryTimeout, fairness } from './delivery';
 import { apiPorts, authPorts, deliveryPort, httpLimits, listen } from './http';
@@ -12,6 +13,7 @@ import { secrets } from './secrets';
 import { webhookAddresses, webhookBatches } from './webhooks';
 
 export * from './auth';
+export * from './console';
 export * from './database';
 export * from './delivery';
 export * from './http';
@@ -54,6 +56,7 @@ export const CONCERNS: readonly Concern[] = [
   },
   { title: 'Retention', file: 'retention.ts', sections: [retention] },
   { title: 'Authentication', file: 'auth.ts', sections: [tokens, tokenKeys, authorizationServer] },
+  { title: 'Tenant console', file: 'console.ts', sections: [consoleSettings] },
   { title: 'Observability', file: 'observability.ts', sections: [tracing] },
 ];
 
