@@ -24,12 +24,7 @@ describe('console settings', () => {
         CONSOLE_FRAME_ANCESTORS: "https://app.example.com, 'self', http://localhost:3000",
       }).console.frameAncestors,
     ).toEqual(['https://app.example.com', "'self'", 'http://localhost:3000']);
-    for (const bad of [
-      '*',
-      'https://app.example.com/embed',
-      'app.example.com',
-      'https://*.x.com',
-    ]) {
+    for (const bad of ['*', 'https://app.example.com/embed', 'app.example.com']) {
       expect(() => loadSections([consoleSettings], { CONSOLE_FRAME_ANCESTORS: bad })).toThrow(
         /CONSOLE_FRAME_ANCESTORS/,
       );
