@@ -110,3 +110,5 @@ module.exports = {
     ...require('./test/faults/jest-project.cjs')(shared),
   ],
 };
+  // @fastify/static's (the API serves the console, ADR 0042)
+  'content-disposition',

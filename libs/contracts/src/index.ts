@@ -8,3 +8,4 @@ export * from './subjects';
 export * from './retention';
 export * from './event-catalogue';
 export * from './envelope-text';
+export * from './console-client';
