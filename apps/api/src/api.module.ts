@@ -22,6 +22,8 @@ import {
   replayOptionsOf,
 } from './replay/delivery-replay.service';
 import { TenantsController } from './tenants/tenants.controller';
+import { UndeliveredController } from './undelivered/undelivered.controller';
+import { UndeliveredService } from './undelivered/undelivered.service';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -56,6 +58,7 @@ export class ApiModule {
         DeliveryLogController,
         EndpointStatsController,
         DeliveryReplayController,
+        UndeliveredController,
         OpenApiController,
       ],
       providers: [
@@ -69,6 +72,7 @@ export class ApiModule {
         DeliveryLogService,
         EndpointStatsService,
         DeliveryReplayService,
+        UndeliveredService,
         { provide: REPLAY_OPTIONS, useValue: replayOptionsOf(config) },
       ],
     };
