@@ -49,6 +49,10 @@ export class ApiModule {
               (grantId) => revocations.isRevoked(grantId),
             );
           },
+          portalSessions: {
+            linkTtlMs: config.console.portalLinkTtlMs,
+            sessionTtlMs: config.console.portalSessionTtlMs,
+          },
         }),
         WebhooksModule,
       ],

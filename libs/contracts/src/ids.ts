@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   accessToken: 'tok',
   oauthGrant: 'grt',
   refreshToken: 'rtk',
+  portalLink: 'pl',
+  portalSession: 'ps',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

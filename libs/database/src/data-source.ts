@@ -5,7 +5,7 @@ import {
   ScheduledDelivery,
 } from '@svc/deliveries';
 import { StoredEvent } from '@svc/event-store';
-import { ApiKey } from '@svc/identity';
+import { ApiKey, PortalLink, PortalSession } from '@svc/identity';
 import { OAuthClient, User } from '@svc/oauth';
 import { Tenant } from '@svc/tenants';
 import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
@@ -23,6 +23,8 @@ export const ENTITIES = [
   InboundEvent,
   User,
   OAuthClient,
+  PortalLink,
+  PortalSession,
 ];
 
 export interface DatabaseSettings {

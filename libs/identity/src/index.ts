@@ -4,3 +4,7 @@ export * from './api-keys/api-keys.service';
 export * from './principal';
 export * from './access-tokens/access-token-verifier';
 export * from './access-tokens/grant-revocations';
+export * from './portal-sessions/portal-token-format';
+export * from './portal-sessions/portal-link.entity';
+export * from './portal-sessions/portal-session.entity';
+export * from './portal-sessions/portal-sessions.service';

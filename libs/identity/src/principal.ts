@@ -2,9 +2,12 @@ import type { Scope } from '@svc/contracts';
 
 /** Who is calling: every request handler works on behalf of exactly one tenant. */
 export interface Principal {
-  /** An API key of a backend, or an OAuth access token of an application acting for a user. */
-  kind: 'api_key' | 'access_token';
-  /** The key id (`key_…`) or the token id (`tok_…`). */
+  /**
+   * An API key of a backend, an OAuth access token of an application acting for a user, or a
+   * portal session of the console opened by a link a platform minted (ADR 0042).
+   */
+  kind: 'api_key' | 'access_token' | 'portal_session';
+  /** The key id (`key_…`), the token id (`tok_…`) or the portal session id (`ps_…`). */
   credentialId: string;
   tenantId: string;
   scopes: readonly Scope[];
@@ -12,4 +15,6 @@ export interface Principal {
   /** For access tokens: the user the application acts for, and the application. */
   userId?: string;
   clientId?: string;
+  /** For portal sessions minted read-only: the guard lets only GET and HEAD through. */
+  readOnly?: boolean;
 }

@@ -19,6 +19,8 @@ describe('redactUrl', () => {
     [`/v1/webhooks/${KEY}/attempts`, '/v1/webhooks/[redacted]/attempts'],
     [`/x/svc_test_${'z'.repeat(32)}`, '/x/[redacted]'],
     ['/oauth/revoke/svc_rt_abcdefABCDEF0123456789', '/oauth/revoke/[redacted]'],
+    [`/v1/x/svc_ps_${'Ab-_'.repeat(10)}abc/y`, '/v1/x/[redacted]/y'],
+    [`/console/#portal=svc_pl_${'Ab-_'.repeat(10)}abc`, '/console/#portal=[redacted]'],
     [`/v1/tenants/${JWT}`, '/v1/tenants/[redacted]'],
     ['/v1/webhooks/wh_01m7zsng2qwqh89sat5d7t1vpt', '/v1/webhooks/wh_01m7zsng2qwqh89sat5d7t1vpt'],
   ])('%s', (url, expected) => {
@@ -35,6 +37,16 @@ describe('createLogger', () => {
     expect(JSON.stringify(line)).not.toContain(KEY);
     expect(JSON.stringify(line)).not.toContain(JWT);
     expect(line.path).toBe('/v1/webhooks/[redacted]');
+  });
+
+  it('redacts portal link and session tokens in fields named after them (ADR 0042)', () => {
+    const sink = capture();
+    const link = `svc_pl_${'L'.repeat(43)}`;
+    const session = `svc_ps_${'S'.repeat(43)}`;
+    createLogger('api', 'info', sink).info({ token: link, body: { session_token: session } }, 'x');
+    const [line] = sink.lines();
+    expect(JSON.stringify(line)).not.toContain(link);
+    expect(JSON.stringify(line)).not.toContain(session);
   });
 
   it('logs an Error with its message and stack, never as {}', () => {

@@ -16,14 +16,20 @@ export const REDACTED_PATHS = [
   'refresh_token',
   '*.access_token',
   '*.refresh_token',
+  // A portal link is exchanged as `token` and answered with `session_token` (ADR 0042).
+  'token',
+  'session_token',
+  '*.token',
+  '*.session_token',
 ];
 
 /**
- * Anything in a URL shaped like a credential: API keys and refresh tokens (`svc_live_`,
- * `svc_test_`, `svc_rt_` and what follows) and JWT-looking segments (`eyJ…`).
+ * Anything in a URL shaped like a credential: API keys, refresh tokens, portal links and portal
+ * sessions (`svc_live_`, `svc_test_`, `svc_rt_`, `svc_pl_`, `svc_ps_` and what follows) and
+ * JWT-looking segments (`eyJ…`).
  */
 const CREDENTIAL_IN_URL =
-  /svc_(?:live|test|rt)_[^/?#&;=,\s]*|eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g;
+  /svc_(?:live|test|rt|pl|ps)_[^/?#&;=,\s]*|eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g;
 
 /** The URL (or path) with anything shaped like a key or token replaced by `[redacted]`. */
 export function redactUrl(url: string): string {

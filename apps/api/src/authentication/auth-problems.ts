@@ -52,6 +52,51 @@ export const authProblems = {
       },
     );
   },
+  /** A read-only portal session (ADR 0042) may look but never change anything. */
+  readOnlySession(): ProblemException {
+    const description = 'This portal session is read-only: it may only read (GET).';
+    return new ProblemException(
+      {
+        type: PROBLEM_TYPES.insufficientScope,
+        title: 'Read-only session',
+        status: 403,
+        detail: description,
+      },
+      {
+        'www-authenticate': challenge({
+          error: 'insufficient_scope',
+          error_description: description,
+        }),
+      },
+    );
+  },
+  /** A credential of the wrong kind for the operation, whatever its scopes. */
+  credentialKindRefused(detail: string): ProblemException {
+    return new ProblemException(
+      {
+        type: PROBLEM_TYPES.insufficientScope,
+        title: 'Not allowed for this credential',
+        status: 403,
+        detail,
+      },
+      {
+        'www-authenticate': challenge({ error: 'insufficient_scope', error_description: detail }),
+      },
+    );
+  },
+  /** The one answer for a portal link that cannot open a session, whichever the reason. */
+  invalidPortalLink(): ProblemException {
+    const description = 'The portal link is invalid, already used or expired.';
+    return new ProblemException(
+      {
+        type: PROBLEM_TYPES.unauthenticated,
+        title: 'Invalid portal link',
+        status: 401,
+        detail: `${description} A link works once and for a few minutes: ask for a new one.`,
+      },
+      { 'www-authenticate': challenge({ error: 'invalid_token', error_description: description }) },
+    );
+  },
   credentialsOutsideHeader(place: CredentialPlace): ProblemException {
     return new ProblemException({
       type: PROBLEM_TYPES.credentialsOutsideHeader,

@@ -1,14 +1,25 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessTokenVerifier, ApiKeysService } from '@svc/identity';
+import {
+  AccessTokenVerifier,
+  ApiKeysService,
+  PortalLifetimes,
+  PortalSessionsService,
+} from '@svc/identity';
 import { BearerAuthGuard } from './bearer-auth.guard';
 
 @Global()
 @Module({})
 export class AuthenticationModule {
-  /** API keys always; OAuth access tokens too when a verifier factory is given. */
+  /**
+   * API keys always; OAuth access tokens too when a verifier factory is given, and portal
+   * sessions (ADR 0042) when their lifetimes are.
+   */
   static forRoot(
-    options: { accessTokens?: (db: DataSource) => AccessTokenVerifier } = {},
+    options: {
+      accessTokens?: (db: DataSource) => AccessTokenVerifier;
+      portalSessions?: PortalLifetimes;
+    } = {},
   ): DynamicModule {
     const providers: Provider[] = [
       {
@@ -25,6 +36,17 @@ export class AuthenticationModule {
         inject: [DataSource],
       });
     }
-    return { module: AuthenticationModule, providers, exports: [ApiKeysService, BearerAuthGuard] };
+    const exports: Provider[] = [ApiKeysService, BearerAuthGuard];
+    const portalLifetimes = options.portalSessions;
+    if (portalLifetimes) {
+      const portalSessions: Provider = {
+        provide: PortalSessionsService,
+        useFactory: (db: DataSource) => new PortalSessionsService(db, portalLifetimes),
+        inject: [DataSource],
+      };
+      providers.push(portalSessions);
+      exports.push(PortalSessionsService);
+    }
+    return { module: AuthenticationModule, providers, exports };
   }
 }

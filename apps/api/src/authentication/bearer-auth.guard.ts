@@ -3,17 +3,33 @@ import { Reflector } from '@nestjs/core';
 import type { Scope } from '@svc/contracts';
 import { PUBLIC_ROUTE } from '@svc/http';
 import type { FastifyRequest } from 'fastify';
-import { AccessTokenVerifier, ApiKeysService, looksLikeJwt, type Principal } from '@svc/identity';
+import {
+  AccessTokenVerifier,
+  ApiKeysService,
+  looksLikeJwt,
+  looksLikePortalSessionToken,
+  PortalSessionsService,
+  type Principal,
+} from '@svc/identity';
 import { authProblems } from './auth-problems';
 import { findMisplacedCredential } from './misplaced-credentials';
-import { AuthenticatedRequest, REQUIRED_SCOPES } from './require-scopes.decorator';
+import {
+  AuthenticatedRequest,
+  READ_ONLY_SESSION_ALLOWED,
+  REQUIRED_SCOPES,
+} from './require-scopes.decorator';
 
 /** RFC 6750 2.1: the scheme is case-insensitive and the credential one b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
+/** What a read-only portal session may do: read. */
+const READING_METHODS = new Set(['GET', 'HEAD']);
+
 /**
  * Authenticates every non-public route by `Authorization: Bearer <credential>` only (an API key,
- * or an OAuth access token where the app provides a verifier), then checks the route's scopes. A credential anywhere else is refused before it can authenticate.
+ * an OAuth access token where the app provides a verifier, or a portal session where the app
+ * provides them), then checks the route's scopes, and that a read-only portal session only reads.
+ * A credential anywhere else is refused before it can authenticate.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -21,6 +37,9 @@ export class BearerAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(ApiKeysService) private readonly apiKeys: ApiKeysService,
     @Optional() @Inject(AccessTokenVerifier) private readonly accessTokens?: AccessTokenVerifier,
+    @Optional()
+    @Inject(PortalSessionsService)
+    private readonly portalSessions?: PortalSessionsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -56,12 +75,26 @@ export class BearerAuthGuard implements CanActivate {
     if (missing.length > 0) {
       throw authProblems.insufficientScope(missing);
     }
+    if (
+      principal.readOnly &&
+      !READING_METHODS.has(request.method) &&
+      !this.reflector.getAllAndOverride<boolean>(READ_ONLY_SESSION_ALLOWED, targets)
+    ) {
+      throw authProblems.readOnlySession();
+    }
     request.principal = principal;
     return true;
   }
 
-  /** An OAuth access token (a JWT) when the app accepts them, otherwise an API key. */
+  /**
+   * A portal session (`svc_ps_…`, looked up in the database on every request: no cache, so that
+   * an ended or expired session stops at once), an OAuth access token (a JWT) when the app
+   * accepts them, otherwise an API key.
+   */
   private async authenticate(credential: string): Promise<Principal | null> {
+    if (looksLikePortalSessionToken(credential)) {
+      return this.portalSessions ? this.portalSessions.authenticate(credential) : null;
+    }
     if (!this.accessTokens || !looksLikeJwt(credential)) {
       return this.apiKeys.authenticate(credential);
     }

@@ -13,6 +13,9 @@ describe('findMisplacedCredential', () => {
   it('finds a key-shaped value under any query name, including repeated parameters', () => {
     expect(findMisplacedCredential({ q: key }, undefined)).toBe('query');
     expect(findMisplacedCredential({ q: ['a', key] }, undefined)).toBe('query');
+    // Portal session and link tokens (ADR 0042) as well.
+    expect(findMisplacedCredential({ q: `svc_ps_${'a'.repeat(43)}` }, undefined)).toBe('query');
+    expect(findMisplacedCredential({ q: `svc_pl_${'a'.repeat(43)}` }, undefined)).toBe('query');
   });
 
   it('finds credential fields and key-shaped values anywhere in a body', () => {

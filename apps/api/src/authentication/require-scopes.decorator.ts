@@ -7,6 +7,14 @@ export const REQUIRED_SCOPES = 'svc:required-scopes';
 /** The scopes a route needs; every route is either public or declares its scopes. */
 export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
 
+export const READ_ONLY_SESSION_ALLOWED = 'svc:read-only-session-allowed';
+
+/**
+ * A route a read-only portal session may call whatever its method: only ending the session
+ * itself, which changes nothing of the tenant's.
+ */
+export const AllowReadOnlySession = () => SetMetadata(READ_ONLY_SESSION_ALLOWED, true);
+
 export interface AuthenticatedRequest {
   principal?: Principal;
 }

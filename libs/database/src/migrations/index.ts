@@ -12,6 +12,7 @@ import { EndpointRateWindows1764000300000 } from './1764000300000-endpoint-rate-
 import { IntakeLanes1764000500000 } from './1764000500000-intake-lanes';
 import { OpenIntakeLaneFunction1764000600000 } from './1764000600000-open-intake-lane-function';
 import { AttemptsByEndpointAndTime1764000750000 } from './1764000750000-attempts-by-endpoint-and-time';
+import { PortalSessions1764000800000 } from './1764000800000-portal-sessions';
 import { UndeliveredDeliveries1764000850000 } from './1764000850000-undelivered-deliveries';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   IntakeLanes1764000500000,
   OpenIntakeLaneFunction1764000600000,
   AttemptsByEndpointAndTime1764000750000,
+  PortalSessions1764000800000,
   UndeliveredDeliveries1764000850000,
 ];
 

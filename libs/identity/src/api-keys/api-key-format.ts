@@ -7,8 +7,12 @@ export type ApiKeyEnvironment = 'live' | 'test';
 
 const API_KEY_PATTERN = /^svc_(live|test)_([0-9A-Za-z]{32})$/;
 
-/** Any string that looks like one of our credentials, wherever it appears. */
-export const CREDENTIAL_PATTERN = /svc_(live|test)_[0-9A-Za-z]{32}|svc_rt_[0-9A-Za-z_-]{16,}/;
+/**
+ * Any string that looks like one of our credentials, wherever it appears: API keys, refresh
+ * tokens, portal links and portal sessions (`svc_pl_`, `svc_ps_`, ADR 0042).
+ */
+export const CREDENTIAL_PATTERN =
+  /svc_(live|test)_[0-9A-Za-z]{32}|svc_(rt|pl|ps)_[0-9A-Za-z_-]{16,}/;
 
 /** `svc_live_` or `svc_test_` plus 32 base62 characters from the CSPRNG (about 190 bits). */
 export function generateApiKey(environment: ApiKeyEnvironment): string {
