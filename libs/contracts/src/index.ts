@@ -7,5 +7,6 @@ export * from './scopes';
 export * from './subjects';
 export * from './retention';
 export * from './event-catalogue';
+export * from './event-examples';
 export * from './envelope-text';
 export * from './console-client';
