@@ -56,6 +56,8 @@ const ESM_ONLY_PACKAGES = [
   'load-esm',
   'jose',
   'oauth4webapi',
+  // @fastify/static's (the API serves the console, ADR 0042)
+  'content-disposition',
   // test/deploy's Kubernetes schemas (mapped to their files below)
   'kubernetes-models',
   '@kubernetes-models',
@@ -110,5 +112,3 @@ module.exports = {
     ...require('./test/faults/jest-project.cjs')(shared),
   ],
 };
-  // @fastify/static's (the API serves the console, ADR 0042)
-  'content-disposition',
