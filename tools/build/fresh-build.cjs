@@ -2,7 +2,9 @@
 /**
  * Compiles dist/ only when a source is newer than the last build, so that `npm run svc` and
  * `npm start` cost a compile only after a change (an up-to-date incremental tsc alone takes
- * seconds). Plain JavaScript because it runs before anything is compiled.
+ * seconds). A build is the Nest apps, libs and tools (tsc into dist/) and the console (Vite into
+ * dist/console/, ADR 0042); apps/console is among the sources, so a change to it rebuilds.
+ * Plain JavaScript because it runs before anything is compiled.
  *
  *   node tools/build/fresh-build.cjs build                 compile now (npm run build)
  *   node tools/build/fresh-build.cjs run <dist entry> [..] compile if stale, then run the entry
@@ -46,8 +48,10 @@ function isStale() {
   return !existsSync(STAMP) || newestSourceTime() > statSync(STAMP).mtimeMs;
 }
 
+/** Runs a package's script in a child Node; `script` is a module path or a file under ROOT. */
 function runNodeTool(script, args) {
-  const result = spawnSync(process.execPath, [require.resolve(script), ...args], {
+  const path = script.startsWith('node_modules/') ? join(ROOT, script) : require.resolve(script);
+  const result = spawnSync(process.execPath, [path, ...args], {
     cwd: ROOT,
     stdio: 'inherit',
   });
@@ -60,6 +64,14 @@ function build() {
   const startedAt = new Date();
   runNodeTool('typescript/bin/tsc', ['-p', 'tsconfig.build.json']);
   runNodeTool('tsc-alias/dist/bin/index.js', ['-p', 'tsconfig.build.json']);
+  // Vite's bin is not in its package's exports, hence the path.
+  runNodeTool('node_modules/vite/bin/vite.js', [
+    'build',
+    '--config',
+    'apps/console/vite.config.mts',
+    '--logLevel',
+    'warn',
+  ]);
   // The start time, not the end: a file saved while tsc ran makes the next call compile again.
   closeSync(openSync(STAMP, 'w'));
   utimesSync(STAMP, startedAt, startedAt);

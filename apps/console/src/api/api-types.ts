@@ -1,0 +1,14 @@
+import type { components } from './schema';
+
+/** Short names for the API's schemas the pages use (from the generated schema.ts). */
+type Schemas = components['schemas'];
+
+export type Endpoint = Schemas['WebhookEndpointResponse'];
+export type Attempt = Schemas['AttemptResponse'];
+export type Delivery = Schemas['DeliveryResponse'];
+export type UndeliveredDelivery = Schemas['UndeliveredDelivery'];
+export type EventType = Schemas['EventTypeResponse'];
+export type EndpointStats = Schemas['EndpointStatsResponse'];
+export type StatsBucket = Schemas['StatsBucket'];
+export type EndpointStatus = Endpoint['status'];
+export type EventSubscription = Schemas['RegisterWebhookRequest']['events'][number];

@@ -1,0 +1,30 @@
+import { ApiFailure } from '../api/api-failure';
+import { rateLimitFromField, requiredInstant } from './form-values';
+
+describe('form values checked before sending', () => {
+  it('reads the rate limit', () => {
+    expect(rateLimitFromField('')).toBeNull();
+    expect(rateLimitFromField('  ')).toBeNull();
+    expect(rateLimitFromField(' 250 ')).toBe(250);
+  });
+
+  it('refuses a rate limit that is not a whole number, naming the field', () => {
+    for (const text of ['1.5', 'ten', '-3', '1e3', '9999999999']) {
+      expect(() => rateLimitFromField(text)).toThrow(ApiFailure);
+    }
+    try {
+      rateLimitFromField('x');
+    } catch (error) {
+      expect((error as ApiFailure).failure.fieldErrors).toEqual({
+        rate_limit_per_second: ['must be a whole number from 1 to 10,000, or empty for no limit'],
+      });
+    }
+  });
+
+  it('requires an instant', () => {
+    expect(requiredInstant('from', '2026-03-01T00:00:00.000Z')).toBe('2026-03-01T00:00:00.000Z');
+    expect(() => requiredInstant('from', null)).toThrow(
+      'Some of what was entered is not accepted.',
+    );
+  });
+});

@@ -1,0 +1,43 @@
+import {
+  describeErrorKind,
+  excerpt,
+  formatCount,
+  formatDateTime,
+  formatHour,
+  formatLatency,
+  formatRate,
+  formatRateLimit,
+} from './display-format';
+
+describe('display formats', () => {
+  it('writes times in UTC', () => {
+    expect(formatDateTime('2026-03-01T12:00:05.123Z')).toBe('2026-03-01 12:00:05 UTC');
+    expect(formatDateTime('2026-03-01T13:00:05+01:00')).toBe('2026-03-01 12:00:05 UTC');
+    expect(formatDateTime(null)).toBe('—');
+    expect(formatDateTime('soon')).toBe('soon');
+    expect(formatHour('2026-03-01T14:00:00Z', false)).toBe('14:00');
+    expect(formatHour('2026-03-01T14:00:00Z', true)).toBe('03-01 14:00');
+  });
+
+  it('writes rates, latencies, counts and limits', () => {
+    expect(formatRate(1)).toBe('100%');
+    expect(formatRate(0.9951)).toBe('99.5%');
+    expect(formatRate(0)).toBe('0%');
+    expect(formatRate(null)).toBe('no attempts');
+    expect(formatLatency(849.6)).toBe('850 ms');
+    expect(formatLatency(1234)).toBe('1.2 s');
+    expect(formatLatency(null)).toBe('—');
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatRateLimit(null)).toBe('unlimited');
+    expect(formatRateLimit(2500)).toBe('2,500 per second');
+  });
+
+  it('cuts long text and words error kinds', () => {
+    expect(excerpt('abcdef', 4)).toBe('abc…');
+    expect(excerpt('abc', 4)).toBe('abc');
+    expect(excerpt(null)).toBe('');
+    expect(describeErrorKind('timeout')).toBe('no answer in time');
+    expect(describeErrorKind('new_kind')).toBe('new kind');
+    expect(describeErrorKind(null)).toBe('');
+  });
+});

@@ -1,0 +1,29 @@
+import { defineConfig } from 'vite';
+
+/**
+ * The console's build (ADR 0042): `vite build --config apps/console/vite.config.mts` writes
+ * dist/console/ with hashed file names, served by the API at /console/. Everything it emits must
+ * pass the console's CSP (script-src 'self'; style-src 'self'): no inline script or style, so no
+ * modulepreload polyfill (Vite inlines it) and no asset inlined as a data: script.
+ */
+const consoleFolder = new URL('.', import.meta.url).pathname;
+
+export default defineConfig({
+  root: consoleFolder,
+  base: '/console/',
+  publicDir: 'public',
+  // Preact's automatic JSX runtime through Vite's own transform (Oxc): no Babel, no plugin.
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: {
+    outDir: new URL('../../dist/console/', import.meta.url).pathname,
+    emptyOutDir: true,
+    target: 'es2022',
+    modulePreload: { polyfill: false },
+    // Images and fonts are files, never data: URLs inside scripts or styles.
+    assetsInlineLimit: 0,
+    cssCodeSplit: false,
+    sourcemap: false,
+    reportCompressedSize: false,
+  },
+  server: { port: 5173, strictPort: true },
+});
