@@ -133,17 +133,52 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(Object.keys(response.body).sort()).toEqual(Object.keys(recovery.properties).sort());
   });
 
-  it('lists only routes that exist, each behind authentication', async () => {
+  it('documents portal sessions: minting behind authentication, the exchange public (ADR 0042)', async () => {
+    const mint = document.paths['/v1/portal-sessions'].post;
+    const exchange = document.paths['/v1/portal-sessions/exchange'].post;
+    expect(mint.security).toEqual([{ api_key: [] }]);
+    expect(exchange.security).toBeUndefined();
+    expect(document.paths['/v1/portal-sessions/current'].delete.responses['204']).toBeDefined();
+    const minted = await http(api.baseUrl, 'POST', '/v1/portal-sessions', {
+      key,
+      json: { read_only: true },
+    });
+    expect(minted.status).toBe(201);
+    expect(schema('PortalLinkResponse')(minted.body)).toBe(true);
+    const token = new URL(minted.body.url).hash.slice('#portal='.length);
+    expect(schema('ExchangePortalLinkRequest')({ token })).toBe(true);
+    const opened = await http(api.baseUrl, 'POST', '/v1/portal-sessions/exchange', {
+      json: { token },
+    });
+    expect(opened.status).toBe(201);
+    expect(schema('PortalSessionResponse')(opened.body)).toBe(true);
+    for (const status of ['400', '401']) {
+      expect(exchange.responses[status].content['application/problem+json']).toBeDefined();
+    }
+  });
+
+  /** Routes that answer without credentials: their own secret (a one-time link) is the credential. */
+  const PUBLIC_OPERATIONS = ['POST /v1/portal-sessions/exchange'];
+
+  it('lists only routes that exist, each behind authentication unless documented as public', async () => {
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-      Object.keys(methods as object).map((method) => [
-        method.toUpperCase(),
-        path.replace('{id}', 'wh_01m7zsng2qwqh89sat5d7t1vpt'),
-      ]),
+      Object.entries(methods as Record<string, { security?: unknown }>).map(
+        ([method, operation]) => [
+          method.toUpperCase(),
+          path.replace('{id}', 'wh_01m7zsng2qwqh89sat5d7t1vpt'),
+          operation.security === undefined,
+        ],
+      ),
     );
     expect(operations.length).toBeGreaterThanOrEqual(6);
-    for (const [method, path] of operations) {
-      const response = await http(api.baseUrl, method, path);
-      expect([method, path, response.status]).toEqual([method, path, 401]);
+    expect(
+      operations.filter(([, , open]) => open).map(([method, path]) => `${method} ${path}`),
+    ).toEqual(PUBLIC_OPERATIONS);
+    for (const [method, path, open] of operations) {
+      const response = await http(api.baseUrl, method as string, path as string);
+      // Without its body a public route is a 400, never a 2xx.
+      const expected = open ? 400 : 401;
+      expect([method, path, response.status]).toEqual([method, path, expected]);
     }
   });
 });

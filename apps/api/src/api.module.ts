@@ -14,6 +14,7 @@ import { DeliveryLogService } from './delivery-log/delivery-log.service';
 import { EndpointStatsController } from './endpoint-stats/endpoint-stats.controller';
 import { EndpointStatsService } from './endpoint-stats/endpoint-stats.service';
 import { OpenApiController, OpenApiDocument } from './openapi/openapi.controller';
+import { PortalSessionsController } from './portal-sessions/portal-sessions.controller';
 import { EventTypesController } from './event-types/event-types.controller';
 import { DeliveryReplayController } from './replay/delivery-replay.controller';
 import {
@@ -62,6 +63,7 @@ export class ApiModule {
         DeliveryLogController,
         EndpointStatsController,
         DeliveryReplayController,
+        PortalSessionsController,
         UndeliveredController,
         OpenApiController,
       ],

@@ -17,7 +17,10 @@ export const ApiAuthenticatedProblems = (scope: string) =>
     ApiBearerAuth('api_key'),
     problem(400, 'Invalid request, or a credential outside the Authorization header.'),
     problem(401, 'Missing, malformed, unknown or revoked credential (WWW-Authenticate: Bearer).'),
-    problem(403, `The credential lacks the scope ${scope} (error="insufficient_scope").`),
+    problem(
+      403,
+      `The credential lacks the scope ${scope} (error="insufficient_scope"), or is a read-only portal session and the method is not GET.`,
+    ),
   );
 
 export const ApiProblem = problem;

@@ -11,7 +11,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('v1')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'API key: svc_live_... or svc_test_...' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'API key (svc_live_... or svc_test_...), OAuth access token, or portal session token (svc_ps_...)',
+      },
       'api_key',
     )
     .build();
