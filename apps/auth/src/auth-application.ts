@@ -5,10 +5,12 @@ import { AuthAppConfig } from '@svc/config';
 import { createHttpApplication } from '@svc/http';
 import type { Logger } from 'pino';
 import { AuthModule } from './auth.module';
+import { consoleCorsOrigin, registerConsoleCors } from './console/console-cors';
 
 /**
  * The auth app also reads HTML forms and the token endpoint's form bodies
- * (application/x-www-form-urlencoded) and cookies, which the other apps refuse.
+ * (application/x-www-form-urlencoded) and cookies, which the other apps refuse. It answers the
+ * console's cross-origin token and revocation calls.
  */
 export async function createAuthApplication(
   config: AuthAppConfig,
@@ -22,11 +24,10 @@ export async function createAuthApplication(
   );
   await app.register(fastifyFormbody);
   await app.register(fastifyCookie);
+  const fastify = app.getHttpAdapter().getInstance();
   // Any other body type reaches the OAuth endpoints, which answer it in RFC 6749 5.2 terms
   // (invalid_request) rather than with a 415 a client library would not understand.
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null));
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null));
+  registerConsoleCors(fastify, consoleCorsOrigin(config.console.url, config.auth.issuer));
   return app;
 }

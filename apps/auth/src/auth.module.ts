@@ -20,6 +20,7 @@ import { DataSource } from 'typeorm';
 import { AuthMetrics } from './auth-metrics';
 import { AuthorizeController } from './authorize/authorize.controller';
 import { CsrfProtection } from './browser/csrf-protection';
+import { ConsoleClientRegistration } from './console/console-client-registration';
 import { ExpiredStateSweeper } from './housekeeping/expired-state-sweeper';
 import { JwksController, SIGNING_KEYS } from './keys/jwks.controller';
 import { AuthorizationServerMetadataController } from './metadata/authorization-server-metadata.controller';
@@ -52,6 +53,7 @@ export class AuthModule {
       ],
       providers: [
         ExpiredStateSweeper,
+        ConsoleClientRegistration,
         { provide: AuthMetrics, useValue: new AuthMetrics(registry) },
         {
           provide: SIGNING_KEYS,

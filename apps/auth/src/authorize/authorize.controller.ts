@@ -10,6 +10,7 @@ import {
   OAuthClient,
   OAuthClientsService,
   RawParameters,
+  scopesAllowedToClient,
   SignInSessions,
   User,
   UsersService,
@@ -114,7 +115,10 @@ export class AuthorizeController {
   ): Promise<Checked | null> {
     const parameters = pickAuthorizationParameters(source);
     const client = await findNamedClient(this.clients, parameters);
-    const check = checkAuthorizationRequest(parameters, client);
+    const check = checkAuthorizationRequest(
+      parameters,
+      client && { ...client, allowedScopes: scopesAllowedToClient(client.id) },
+    );
     if (check.outcome === 'error_page') {
       sendPage(reply, 400, errorPage('This sign-in link is not valid', check.description));
       return null;

@@ -126,6 +126,21 @@ describe('authorization request (spec 4.3, RFC 6749 4.1.1, RFC 7636)', () => {
     const check = checkAuthorizationRequest({ ...valid, scope: 'alerts:read alerts:read' }, client);
     expect(check.outcome === 'valid' && check.request.scopes).toEqual(['alerts:read']);
   });
+
+  it("keeps a client with a scope limit within it (the console's webhooks:manage)", () => {
+    const limited = { ...client, allowedScopes: ['webhooks:manage'] as const };
+    expect(checkAuthorizationRequest({ ...valid, scope: 'webhooks:manage' }, limited).outcome).toBe(
+      'valid',
+    );
+    expect(
+      checkAuthorizationRequest({ ...valid, scope: 'webhooks:manage tenants:read' }, limited),
+    ).toMatchObject({
+      outcome: 'redirect_error',
+      error: 'invalid_scope',
+      description: 'this client may request only webhooks:manage',
+      state: 'xyz',
+    });
+  });
 });
 
 describe('authorization response URL (RFC 6749 4.1.2, RFC 9207)', () => {

@@ -52,11 +52,17 @@ const single = (value: string | string[] | undefined): string | undefined =>
 /**
  * Checks an authorization request (spec 4.3; RFC 6749 4.1.1, RFC 7636 4.3, RFC 9700 2.1.1)
  * against the client it names (null when no such client exists): response_type code, an S256
- * PKCE challenge, known scopes, exact redirect URI, no repeated parameter.
+ * PKCE challenge, known scopes (within the client's own, when it has a limit), exact redirect
+ * URI, no repeated parameter.
  */
 export function checkAuthorizationRequest(
   query: RawParameters,
-  client: { id: string; redirectUris: readonly string[] } | null,
+  client: {
+    id: string;
+    redirectUris: readonly string[];
+    /** The most this client may request (a first-party client, ADR 0042); any when absent. */
+    allowedScopes?: readonly Scope[];
+  } | null,
 ): AuthorizationRequestCheck {
   const clientId = single(query.client_id);
   if (!clientId) {
@@ -131,6 +137,10 @@ export function checkAuthorizationRequest(
   const unknown = names.filter((name) => !isScope(name));
   if (unknown.length > 0) {
     return refuse('invalid_scope', unknownScopesDescription(unknown.length, names.length));
+  }
+  const allowed = client.allowedScopes;
+  if (allowed && names.some((name) => !allowed.includes(name as Scope))) {
+    return refuse('invalid_scope', `this client may request only ${allowed.join(' ')}`);
   }
   return {
     outcome: 'valid',

@@ -38,6 +38,16 @@ describe('redirect URIs', () => {
     expect(problem).toContain('RFC 8252');
   });
 
+  it('accepts the name localhost only where the operator configured the address', () => {
+    const configured = { localhostAllowed: true };
+    expect(checkRedirectUri('http://localhost:8080/console/callback', configured)).toBeNull();
+    expect(checkRedirectUri('https://localhost/console/callback', configured)).toBeNull();
+    expect(checkRedirectUri('http://app.localhost/callback', configured)).toMatch(/localhost/);
+    expect(checkRedirectUri('http://localhost/cb#x', configured)).toMatch(/fragment/);
+    expect(checkRedirectUri('http://console.example.com/callback', configured)).toMatch(/https/);
+    expect(checkRedirectUri('http://localhost:8080/console/callback')).toMatch(/RFC 8252/);
+  });
+
   it('matches exactly, never by prefix, case or trailing slash', () => {
     const registered = ['https://app.example.com/callback'];
     expect(isRegisteredRedirectUri(registered, 'https://app.example.com/callback')).toBe(true);

@@ -14,8 +14,15 @@ const LOOPBACK_URI = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]))(?::(\d{1,5}))?([/?].*
  * absolute https URL, or http on a loopback IP literal for native apps (RFC 8252 7.3); no
  * fragment, no user information, no wildcard, never the name `localhost` (RFC 8252 8.3).
  * Returns what is wrong, or null.
+ *
+ * `localhostAllowed`: for a first-party web app whose address the operator configured (the
+ * console, ADR 0042, at `http://localhost:8080/console/` by default), not a native app picking
+ * a port: the name `localhost` itself, over http or https, matched exactly like any other URI.
  */
-export function checkRedirectUri(raw: string): string | null {
+export function checkRedirectUri(
+  raw: string,
+  options: { localhostAllowed?: boolean } = {},
+): string | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -30,6 +37,9 @@ export function checkRedirectUri(raw: string): string | null {
   }
   if (raw.includes('*')) {
     return 'must not contain wildcards';
+  }
+  if (options.localhostAllowed && url.hostname === 'localhost') {
+    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'must use http or https';
   }
   if (LOCALHOST_NAME.test(url.hostname)) {
     return (
