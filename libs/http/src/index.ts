@@ -12,3 +12,4 @@ export * from './pagination';
 export * from './problems/problem-document.schema';
 export * from './service-runner';
 export * from './connection-manners';
+export * from './console-build';

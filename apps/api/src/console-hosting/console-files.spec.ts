@@ -1,37 +1,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  builtConsoleDirectory,
-  cacheControlFor,
-  consoleRelativePath,
-  isConsoleFile,
-} from './console-files';
-
-describe('builtConsoleDirectory', () => {
-  let root: string;
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'console-root-'));
-    await writeFile(join(root, 'package.json'), '{}');
-    await mkdir(join(root, 'dist', 'apps', 'api', 'src', 'console-hosting'), { recursive: true });
-  });
-  afterAll(() => rm(root, { recursive: true, force: true }));
-
-  it('is dist/console beside the nearest package.json, from the sources or from dist/', () => {
-    expect(builtConsoleDirectory(join(root, 'apps', 'api', 'src', 'console-hosting'))).toBe(
-      join(root, 'dist', 'console'),
-    );
-    expect(builtConsoleDirectory(join(root, 'dist', 'apps', 'api', 'src', 'console-hosting'))).toBe(
-      join(root, 'dist', 'console'),
-    );
-  });
-
-  it('finds the repository from this file', () => {
-    expect(builtConsoleDirectory()).toBe(
-      join(__dirname, '..', '..', '..', '..', 'dist', 'console'),
-    );
-  });
-});
+import { cacheControlFor, consoleRelativePath, isConsoleFile } from './console-files';
 
 describe('consoleRelativePath', () => {
   it.each([

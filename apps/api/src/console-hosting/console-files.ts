@@ -1,23 +1,5 @@
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-
-/**
- * The console's built files (Vite writes them to dist/console/, ADR 0042). This file runs from
- * apps/api/src/… under Jest, and from dist/apps/api/src/… once compiled (the image
- * too), so the folder is found from the nearest package.json above, not at a fixed depth.
- */
-export function builtConsoleDirectory(start: string = __dirname): string {
-  for (let directory = start; ; directory = dirname(directory)) {
-    if (existsSync(join(directory, 'package.json'))) {
-      return join(directory, 'dist', 'console');
-    }
-    if (dirname(directory) === directory) {
-      // No package.json above: nothing sensible to serve; the console answers "not built".
-      return join(start, 'dist', 'console');
-    }
-  }
-}
+import { join } from 'node:path';
 
 /** Vite's hashed output: a new build writes new names, so these may be cached for good. */
 export const HASHED_ASSETS_FOLDER = 'assets/';

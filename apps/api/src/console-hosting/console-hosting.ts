@@ -2,13 +2,17 @@ import fastifyStatic from '@fastify/static';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CONSOLE_CLIENT, consoleRedirectUri } from '@svc/contracts';
 import { ApiConfig } from '@svc/config';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, ProblemDetails } from '@svc/http';
+import {
+  builtConsoleDirectory,
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_TYPES,
+  ProblemDetails,
+} from '@svc/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
-  builtConsoleDirectory,
   cacheControlFor,
   consoleRelativePath,
   HASHED_ASSETS_FOLDER,

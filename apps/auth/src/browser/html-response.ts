@@ -2,8 +2,10 @@ import type { FastifyReply } from 'fastify';
 
 /**
  * Pages of the authorization server: never cached, never framed (clickjacking of the consent
- * page), no scripts, and no Referer carrying the request's state to other sites (same-origin,
- * not no-referrer: under no-referrer a browser sends `Origin: null` on the forms' POSTs).
+ * page), no scripts, styles only from this server's own stylesheet (no inline style), and no
+ * Referer carrying the request's state to other sites (same-origin, not no-referrer: under
+ * no-referrer a browser sends `Origin: null` on the forms' POSTs). No form-action either: the
+ * consent form's answer redirects to the client, which browsers check against form-action.
  */
 export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply
@@ -12,7 +14,7 @@ export function sendPage(reply: FastifyReply, status: number, html: string): Fas
     .header('cache-control', 'no-store')
     .header(
       'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'",
     )
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'same-origin')

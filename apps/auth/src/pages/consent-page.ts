@@ -32,8 +32,8 @@ export function consentPage(model: ConsentPageModel): string {
 ${withheld}
 <form method="post" action="authorize">
 ${hiddenFields({ ...model.request, csrf_token: model.csrfToken })}
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<button class="button-primary" type="submit" name="decision" value="allow">Allow</button>
+<button class="button-secondary" type="submit" name="decision" value="deny">Deny</button>
 </form>`,
   );
 }

@@ -3,27 +3,35 @@ import escapeHtml from 'escape-html';
 /** Escapes text for HTML content and attribute values. */
 export const text = (value: string): string => escapeHtml(value);
 
-/** A complete page: no script, styles inline (the CSP allows nothing else). */
+/** The product's name, in every page's header: signing in is part of the same product. */
+export const PRODUCT_NAME = 'svc webhooks';
+
+/**
+ * The console's shared stylesheet as this server serves it (`/assets/theme.css`). Relative,
+ * because every page is under /oauth/ and the server may sit under a path prefix of a proxy.
+ */
+export const THEME_STYLESHEET_HREF = '../assets/theme.css';
+
+/**
+ * A complete page in the console's look (ADR 0042): the shared stylesheet, linked, and its class
+ * names; no script and no inline style, so the CSP allows styles from this server only. Without
+ * the stylesheet the page is plain HTML and works the same.
+ */
 export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${text(title)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1f24; }
-  label { display: block; margin-top: 1rem; font-weight: 600; }
-  input { display: block; width: 100%; box-sizing: border-box; padding: .5rem; margin-top: .25rem; font-size: 1rem; }
-  button { margin-top: 1.25rem; margin-right: .5rem; padding: .5rem 1.25rem; font-size: 1rem; }
-  .error { color: #a40e26; border-left: 4px solid #a40e26; padding-left: .75rem; }
-  .scopes li { margin: .4rem 0; }
-  .muted { color: #57606a; }
-</style>
+<title>${text(title)} · ${PRODUCT_NAME}</title>
+<link rel="stylesheet" href="${THEME_STYLESHEET_HREF}">
 </head>
 <body>
+<header><strong>${PRODUCT_NAME}</strong></header>
 <main>
+<div class="card">
 ${body}
+</div>
 </main>
 </body>
 </html>

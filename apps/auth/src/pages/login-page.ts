@@ -22,7 +22,7 @@ ${hiddenFields({ authorization_request: model.authorizationRequest, csrf_token: 
 <input id="email" name="email" type="email" autocomplete="username" required value="${text(model.email ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
+<button class="button-primary" type="submit">Sign in</button>
 </form>`,
   );
 }

@@ -46,4 +46,35 @@ describe('pages', () => {
   it('says what went wrong on the error page', () => {
     expect(errorPage('Cannot continue', 'a <b> c')).toContain('a &lt;b&gt; c');
   });
+
+  it("takes the console's look: its stylesheet, the product's header, no inline style", () => {
+    const pages = [
+      loginPage({ clientName: 'App', authorizationRequest: 'a=b', csrfToken: 't' }),
+      consentPage({
+        clientName: 'App',
+        userEmail: 'ada@example.com',
+        granted: ['webhooks:manage'],
+        withheld: [],
+        request: {},
+        csrfToken: 't',
+      }),
+      errorPage('Cannot continue', 'why'),
+    ];
+    for (const html of pages) {
+      expect(html).toContain('<link rel="stylesheet" href="../assets/theme.css">');
+      expect(new URL('../assets/theme.css', 'https://auth.example/oauth/authorize').pathname).toBe(
+        '/assets/theme.css',
+      );
+      expect(html).toContain('<header><strong>svc webhooks</strong></header>');
+      expect(html).toMatch(/<main>\n<div class="card">/);
+      expect(html).not.toMatch(/<style|style=|<script/);
+    }
+    expect(pages[0]).toContain('<button class="button-primary" type="submit">Sign in</button>');
+    expect(pages[1]).toContain(
+      'class="button-primary" type="submit" name="decision" value="allow"',
+    );
+    expect(pages[1]).toContain(
+      'class="button-secondary" type="submit" name="decision" value="deny"',
+    );
+  });
 });
