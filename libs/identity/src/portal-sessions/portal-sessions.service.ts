@@ -107,8 +107,8 @@ export class PortalSessionsService {
    * is unused and unexpired, and two exchanges of one link at once queue on its row, so exactly
    * one finds it unused. Null for an unknown, used or expired link, without saying which.
    *
-   * No throttle: a link token carries 256 random bits, so guessing one is hopeless at any rate,
-   * and the API's own rate limits apply to this route as to every other.
+   * No throttle: a link token carries 256 random bits, so guessing one is hopeless at any
+   * request rate; a throttle would add state and protect nothing.
    */
   async exchange(linkToken: string): Promise<OpenedPortalSession | null> {
     if (!isPortalLinkToken(linkToken)) {
