@@ -54,7 +54,7 @@ export interface DeliveryStack {
 
 export async function startDeliveryStack(
   overrides: NodeJS.ProcessEnv = {},
-  options: { inProcessEngine?: boolean } = {},
+  options: { inProcessEngine?: boolean; apiPort?: number } = {},
 ): Promise<DeliveryStack> {
   const database = await createTestDatabase();
   const settings = uniqueJetStreamSettings();
@@ -86,7 +86,7 @@ export async function startDeliveryStack(
     engines.push(started);
     return started;
   };
-  const api = await startApi(env, { databaseUrl: database.url });
+  const api = await startApi(env, { databaseUrl: database.url, port: options.apiPort });
   // Without one, the tests run the engine as a process of its own (test/support/engine-process.ts).
   const engine =
     options.inProcessEngine === false

@@ -11,6 +11,8 @@ export interface BannerDetails {
   natsStoreDir?: string;
   /** The CA the engine trusts for `svc listen`; absent in production mode. */
   localCaFile?: string;
+  /** Where the API serves the console (CONSOLE_URL), and whether its files are built. */
+  console: { url: string; built: boolean };
 }
 
 /** How a person on this machine reaches an app listening on `host`. */
@@ -43,6 +45,9 @@ export function renderBanner(details: BannerDetails): string {
     '',
     'svc webhooks is running',
     `  API        ${url(details.ports.api)}   (OpenAPI at /v1/openapi.json)`,
+    details.console.built
+      ? `  Console    ${details.console.url}   (sign in as a user, below)`
+      : `  Console    ${details.console.url}   (not built yet: npm run build, then reload)`,
     `  Auth       ${url(details.ports.auth)}`,
     `  Delivery   ${url(details.ports.delivery)}   (management only)`,
     `  Management api ${url(details.managementPorts.api)}, auth ${url(details.managementPorts.auth)}   (/healthz, /readyz, /metrics)`,
@@ -59,6 +64,9 @@ export function renderBanner(details: BannerDetails): string {
     '  npm run -s svc -- api-keys create --tenant ten_... --scopes webhooks:manage',
     '  npm run -s svc -- listen --api-key svc_live_...',
     `  npm run -s svc -- events publish --tenant ten_... --type alert.created --data '{"id":"alr_1"}'`,
+    '',
+    'To sign in to the console, a user of that tenant (the password, 12+ characters, from stdin):',
+    "  printf '%s' 'a long passphrase here' | npm run -s svc -- users create --email you@example.com --tenant ten_... --scopes webhooks:manage",
     '',
     'Press Ctrl-C to stop.',
     '',

@@ -6,10 +6,12 @@ import { createDeliveryApplication } from '../../apps/delivery/src/delivery-appl
 import { AppConfig, ConfigError, loadConfig } from '@svc/config';
 import { migrateDatabase } from '@svc/database';
 import { writeLocalStackFile } from '@svc/local-development';
-import { listenService, ServiceDefinition } from '@svc/http';
+import { builtConsoleDirectory, listenService, ServiceDefinition } from '@svc/http';
 import { createLogger, startTracing } from '@svc/observability';
 import { isColorSupported } from 'pino-pretty';
 import type { DestinationStream, Logger } from 'pino';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { localUrl, renderBanner, withoutPassword } from './banner';
 import { LocalPostgres } from './embedded-postgres';
 import { loadOrCreateEncryptionKey } from './encryption-key';
@@ -156,6 +158,10 @@ async function main(): Promise<void> {
       natsUrl: nats.url,
       natsStoreDir: nats.started ? settings.natsStoreDir : undefined,
       localCaFile: deliveryPath?.caCertFile,
+      console: {
+        url: config.console.url,
+        built: existsSync(join(builtConsoleDirectory(), 'index.html')),
+      },
     }),
   );
 }
