@@ -25,5 +25,11 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
   },
-  server: { port: 5173, strictPort: true },
+  // `npm run console:dev`: the API's routes through the dev server, so that a portal link minted
+  // by the API on :8080 opens on :5173 (user sign-in needs the API's own origin, its redirect URI).
+  server: {
+    port: 5173,
+    strictPort: true,
+    proxy: { '/v1': 'http://localhost:8080', '/console/config.json': 'http://localhost:8080' },
+  },
 });

@@ -40,7 +40,13 @@ function SignedInConsole({
 /** The whole console: what the session's state calls for, then the page the address names. */
 export function App({ session, client }: { session: ConsoleSession; client: ApiClient }) {
   const [state, setState] = useState(session.current());
-  useEffect(() => session.subscribe(setState), [session]);
+  useEffect(() => {
+    const unsubscribe = session.subscribe(setState);
+    // The state may have changed between the first render and this effect (startConsole runs
+    // at once): take it now, or the page stays on "starting" (a load-order race).
+    setState(session.current());
+    return unsubscribe;
+  }, [session]);
   switch (state.status) {
     case 'starting':
       return <StartingPage activity={state.activity} />;

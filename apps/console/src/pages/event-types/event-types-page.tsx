@@ -5,13 +5,7 @@ import { useEventCatalogue } from '../../components/use-event-catalogue';
 
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
 
-/** The example payload's `data`, when the API gives one (a field added with the catalogue). */
-function exampleOf(eventType: EventType): unknown {
-  return (eventType as EventType & { example?: unknown }).example;
-}
-
 function EventTypeEntry({ eventType }: { eventType: EventType }) {
-  const example = exampleOf(eventType);
   const headingId = `type-${eventType.type.replace(/\W/g, '-')}`;
   return (
     <article class="card" aria-labelledby={headingId}>
@@ -26,14 +20,12 @@ function EventTypeEntry({ eventType }: { eventType: EventType }) {
             <code>{pretty(eventType.data_schema)}</code>
           </pre>
         </details>
-        {example !== undefined ? (
-          <details>
-            <summary>Example payload</summary>
-            <pre tabIndex={0} aria-label={`Example payload of ${eventType.type}`}>
-              <code>{pretty(example)}</code>
-            </pre>
-          </details>
-        ) : null}
+        <details open>
+          <summary>Example delivery body</summary>
+          <pre tabIndex={0} aria-label={`Example delivery body of ${eventType.type}`}>
+            <code>{pretty(eventType.example)}</code>
+          </pre>
+        </details>
       </div>
     </article>
   );

@@ -71,7 +71,11 @@ export function RecoverEndpoint({ endpoint, announce, onChanged }: EndpointActio
         messages={failure?.fieldErrors.redrive_abandoned_since}
       />
       <button type="submit" class="button-primary" disabled={busy}>
-        {busy ? 'Recovering…' : result?.more ? 'Recover and send the next batch' : 'Recover'}
+        {busy
+          ? 'Recovering…'
+          : result?.more
+            ? 'Recover and send the next batch'
+            : 'Recover the endpoint'}
       </button>
       {result ? (
         <p class="notice">

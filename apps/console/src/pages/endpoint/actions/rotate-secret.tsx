@@ -73,7 +73,7 @@ export function RotateSecret({ endpoint, announce, onChanged }: EndpointActionPr
         ))}
       </select>
       <button type="submit" class="button-primary" disabled={busy}>
-        {busy ? 'Rotating…' : 'Rotate the secret'}
+        {busy ? 'Rotating…' : 'Rotate now'}
       </button>
     </form>
   );
