@@ -1,0 +1,128 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import {
+  ConsoleTenant,
+  ConsoleTestBed,
+  signInThroughConsole,
+  startConsoleTestBed,
+} from '../support/console-harness';
+import { http } from '../support/http-client';
+import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * Issue 31's whole story in Debian's Chromium, against the real apps: a developer signs in to the
+ * console, registers an endpoint on a local HTTPS receiver and sends it a test event, sees an
+ * event's attempt, watches a delivery abandoned while the receiver fails (the harness shortens
+ * the retry schedule to one retry), finds it in the undelivered view, fixes the receiver,
+ * replays it from there and sees it succeed.
+ */
+describe('the console, the whole story of a developer in a browser', () => {
+  let bed: ConsoleTestBed;
+  let receiver: HttpsReceiver;
+  let tenant: ConsoleTenant;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    bed = await startConsoleTestBed();
+    receiver = await startHttpsReceiver();
+    tenant = await bed.newTenant();
+    context = await bed.browser.newContext();
+    page = await context.newPage();
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await receiver?.close();
+    await bed?.close();
+  });
+
+  /** Opens a page of the console through its navigation, so that the page loads afresh. */
+  async function openFromNavigation(name: 'Endpoints' | 'Undelivered'): Promise<void> {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name }).click();
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+  }
+
+  async function openEndpoint(url: string): Promise<void> {
+    await openFromNavigation('Endpoints');
+    await page.getByRole('link', { name: url }).click();
+    await page.getByRole('heading', { level: 1, name: `Endpoint ${url}` }).waitFor();
+  }
+
+  /** Reopens the endpoint's page until its attempts show the text (the page does not poll). */
+  async function waitForAttemptShowing(url: string, text: string): Promise<void> {
+    await waitFor(
+      async () => {
+        await openEndpoint(url);
+        const rows = page.getByRole('row').filter({ hasText: text });
+        return (await rows.count()) > 0;
+      },
+      { timeoutMs: 20_000, intervalMs: 300, what: `an attempt showing ${text}` },
+    );
+  }
+
+  it('signs in, registers an endpoint with a test event, and sees an event delivered', async () => {
+    await signInThroughConsole(page, bed, tenant.user);
+    await page.getByRole('heading', { level: 1, name: 'Endpoints' }).waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+
+    await page.getByRole('link', { name: 'Register an endpoint' }).click();
+    await page.getByRole('heading', { name: 'Step 1 of 2: register an endpoint' }).waitFor();
+    const endpointUrl = `${receiver.url}/hooks/story`;
+    await page.getByLabel('URL', { exact: true }).fill(endpointUrl);
+    await page.getByLabel('Every alert event (alert.*), including future ones').check();
+    await page.getByRole('button', { name: 'Register the endpoint' }).click();
+    await page.getByRole('heading', { name: 'Step 2 of 2: send a test event' }).waitFor();
+    await page.getByRole('button', { name: 'Send the test event' }).click();
+    const [testDelivery] = await receiver.waitForRequests(1);
+    expect(JSON.parse(testDelivery.rawBody.toString()).type).toBe('webhook.test');
+
+    const event = await bed.stack.publish(tenant.tenantId, 'alert.created');
+    await receiver.waitForRequests(2);
+    await waitForAttemptShowing(endpointUrl, event.id);
+  }, 60_000);
+
+  it('finds a delivery abandoned while the receiver failed, replays it once fixed, and sees it succeed', async () => {
+    const endpointUrl = `${receiver.url}/hooks/story`;
+    receiver.respondWith({ status: 503, body: 'maintenance' });
+    const failed = await bed.stack.publish(tenant.tenantId, 'alert.created');
+    await waitFor(
+      async () => {
+        const response = await http(
+          bed.stack.api.baseUrl,
+          'GET',
+          '/v1/deliveries?status=abandoned',
+          {
+            key: tenant.key,
+          },
+        );
+        const deliveries = response.body.data as Array<{ event_id: string }>;
+        return deliveries.some((delivery) => delivery.event_id === failed.id);
+      },
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the delivery abandoned' },
+    );
+
+    await openFromNavigation('Undelivered');
+    const row = page.getByRole('row').filter({ hasText: failed.id });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.textContent()).toContain('503');
+
+    receiver.respondWith({ status: 204 });
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: `Replay the delivery of event ${failed.id}` }).click();
+    await page.getByRole('status').filter({ hasText: 'is being sent again' }).first().waitFor();
+    const replayed = await receiver.waitForRequests(before + 1);
+    expect(JSON.parse(replayed[before].rawBody.toString()).id).toBe(failed.id);
+
+    await waitFor(
+      async () => {
+        await openEndpoint(endpointUrl);
+        const succeeded = page
+          .getByRole('row')
+          .filter({ hasText: failed.id })
+          .filter({ hasText: '204' });
+        return (await succeeded.count()) > 0;
+      },
+      { timeoutMs: 20_000, intervalMs: 300, what: 'the replayed delivery shown as succeeded' },
+    );
+  }, 90_000);
+});
