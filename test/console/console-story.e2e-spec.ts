@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
   ConsoleTenant,
@@ -14,8 +15,11 @@ import { waitFor } from '../support/wait-for';
  * console, registers an endpoint on a local HTTPS receiver and sends it a test event, sees an
  * event's attempt, watches a delivery abandoned while the receiver fails (the harness shortens
  * the retry schedule to one retry), finds it in the undelivered view, fixes the receiver,
- * replays it from there and sees it succeed.
+ * replays it from there and sees it succeed. With CONSOLE_SCREENSHOTS=<folder> it also takes the
+ * screenshots of the main pages that docs/console.md shows (`npm run console:screenshots`).
  */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+
 describe('the console, the whole story of a developer in a browser', () => {
   let bed: ConsoleTestBed;
   let receiver: HttpsReceiver;
@@ -27,7 +31,7 @@ describe('the console, the whole story of a developer in a browser', () => {
     bed = await startConsoleTestBed();
     receiver = await startHttpsReceiver();
     tenant = await bed.newTenant();
-    context = await bed.browser.newContext();
+    context = await bed.browser.newContext({ viewport: { width: 1280, height: 760 } });
     page = await context.newPage();
   }, 120_000);
   afterAll(async () => {
@@ -35,6 +39,12 @@ describe('the console, the whole story of a developer in a browser', () => {
     await receiver?.close();
     await bed?.close();
   });
+
+  async function screenshot(name: string): Promise<void> {
+    if (SCREENSHOTS) {
+      await page.screenshot({ path: join(resolve(SCREENSHOTS), `console-${name}.png`) });
+    }
+  }
 
   /** Opens a page of the console through its navigation, so that the page loads afresh. */
   async function openFromNavigation(name: 'Endpoints' | 'Undelivered'): Promise<void> {
@@ -70,6 +80,7 @@ describe('the console, the whole story of a developer in a browser', () => {
     const endpointUrl = `${receiver.url}/hooks/story`;
     await page.getByLabel('URL', { exact: true }).fill(endpointUrl);
     await page.getByLabel('Every alert event (alert.*), including future ones').check();
+    await screenshot('register');
     await page.getByRole('button', { name: 'Register the endpoint' }).click();
     await page.getByRole('heading', { name: 'Step 2 of 2: send a test event' }).waitFor();
     await page.getByRole('button', { name: 'Send the test event' }).click();
@@ -79,6 +90,7 @@ describe('the console, the whole story of a developer in a browser', () => {
     const event = await bed.stack.publish(tenant.tenantId, 'alert.created');
     await receiver.waitForRequests(2);
     await waitForAttemptShowing(endpointUrl, event.id);
+    await screenshot('endpoint');
   }, 60_000);
 
   it('finds a delivery abandoned while the receiver failed, replays it once fixed, and sees it succeed', async () => {
@@ -105,6 +117,7 @@ describe('the console, the whole story of a developer in a browser', () => {
     const row = page.getByRole('row').filter({ hasText: failed.id });
     await row.waitFor({ timeout: 10_000 });
     expect(await row.textContent()).toContain('503');
+    await screenshot('undelivered');
 
     receiver.respondWith({ status: 204 });
     const before = receiver.requests.length;
@@ -124,5 +137,8 @@ describe('the console, the whole story of a developer in a browser', () => {
       },
       { timeoutMs: 20_000, intervalMs: 300, what: 'the replayed delivery shown as succeeded' },
     );
+    await openFromNavigation('Endpoints');
+    await page.getByRole('row').filter({ hasText: endpointUrl }).filter({ hasText: '%' }).waitFor();
+    await screenshot('endpoints');
   }, 90_000);
 });
