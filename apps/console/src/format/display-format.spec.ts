@@ -1,5 +1,6 @@
 import {
   describeErrorKind,
+  describeFailure,
   excerpt,
   formatCount,
   formatDateTime,
@@ -39,5 +40,19 @@ describe('display formats', () => {
     expect(describeErrorKind('timeout')).toBe('no answer in time');
     expect(describeErrorKind('new_kind')).toBe('new kind');
     expect(describeErrorKind(null)).toBe('');
+  });
+
+  it('says why an attempt failed, once', () => {
+    const status = { status_code: 500, error_kind: 'http_status', error_message: 'answered 500' };
+    expect(describeFailure(status)).toBe('HTTP 500');
+    expect(describeFailure(status, false)).toBe('');
+    const tls = { status_code: null, error_kind: 'tls', error_message: 'certificate has expired' };
+    expect(describeFailure(tls)).toBe(
+      'TLS handshake or certificate failed: certificate has expired',
+    );
+    expect(describeFailure({ status_code: 302, error_kind: 'redirect', error_message: null })).toBe(
+      'HTTP 302: the receiver answered with a redirect (not followed)',
+    );
+    expect(describeFailure({ status_code: null, error_kind: null, error_message: null })).toBe('');
   });
 });

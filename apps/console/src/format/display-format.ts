@@ -79,3 +79,27 @@ export function describeErrorKind(kind: string | null | undefined): string {
   }
   return ERROR_KIND_WORDS[kind] ?? kind.replace(/_/g, ' ');
 }
+
+/**
+ * Why an attempt failed, in one line: `HTTP 500`, `no answer in time`, `TLS handshake or
+ * certificate failed: certificate has expired`. The message of an error status only repeats the
+ * status, so it is left out; `withStatus: false` where the status has its own column.
+ */
+export function describeFailure(
+  failure: {
+    status_code: number | null;
+    error_kind: string | null;
+    error_message: string | null;
+  },
+  withStatus = true,
+): string {
+  const isStatus = failure.error_kind === 'http_status';
+  const parts = [
+    withStatus && failure.status_code !== null ? `HTTP ${failure.status_code}` : null,
+    isStatus && (withStatus || failure.status_code !== null)
+      ? null
+      : describeErrorKind(failure.error_kind),
+    isStatus ? null : failure.error_message,
+  ].filter((part): part is string => Boolean(part));
+  return parts.join(': ');
+}

@@ -6,7 +6,7 @@ import { FailureNotice, Loading } from '../../components/feedback';
 import { Pager } from '../../components/pager';
 import { useLoad } from '../../components/use-load';
 import {
-  describeErrorKind,
+  describeFailure,
   excerpt,
   formatDateTime,
   formatLatency,
@@ -18,9 +18,7 @@ type OutcomeFilter = 'all' | 'succeeded' | 'failed';
 const PAGE_SIZE = 25;
 
 function AttemptRow({ attempt }: { attempt: Attempt }) {
-  const error = [describeErrorKind(attempt.error_kind), attempt.error_message]
-    .filter(Boolean)
-    .join(': ');
+  const error = describeFailure(attempt, false);
   return (
     <tr>
       <th scope="row">

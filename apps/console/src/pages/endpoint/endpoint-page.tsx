@@ -91,6 +91,13 @@ export function EndpointPage({ endpointId }: { endpointId: string }) {
           {session.canChange ? (
             <EndpointActions endpoint={endpoint} announce={setMessage} onChanged={setChanged} />
           ) : null}
+          <p>
+            <Link
+              href={`${pathOf({ page: 'undelivered' })}?endpoint_id=${encodeURIComponent(endpoint.id)}`}
+            >
+              Deliveries to this endpoint that did not get through
+            </Link>
+          </p>
           <StatsSection endpointId={endpoint.id} />
           <AttemptsSection endpointId={endpoint.id} />
         </>

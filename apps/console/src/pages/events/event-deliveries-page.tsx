@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { dataOf } from '../../api/api-failure';
 import type { Delivery } from '../../api/api-types';
 import { useConsole } from '../../components/console-context';
+import { DateTime } from '../../components/date-time';
 import { FailureNotice, Loading, PageHeading, StatusMessage } from '../../components/feedback';
 import { useAction } from '../../components/use-action';
 import { useLoad } from '../../components/use-load';
@@ -86,9 +87,15 @@ function DeliveryRow({
         <span class={`badge delivery-${status}`}>{status}</span>
       </td>
       <td>{delivery.attempts}</td>
-      <td>{formatDateTime(delivery.last_attempt_at)}</td>
-      <td>{formatDateTime(delivery.next_attempt_at)}</td>
-      <td>{formatDateTime(delivery.completed_at)}</td>
+      <td>
+        <DateTime iso={delivery.last_attempt_at} />
+      </td>
+      <td>
+        <DateTime iso={delivery.next_attempt_at} />
+      </td>
+      <td>
+        <DateTime iso={delivery.completed_at} />
+      </td>
       {canChange ? (
         <td class="row-actions">
           <button

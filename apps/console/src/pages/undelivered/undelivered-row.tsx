@@ -2,20 +2,11 @@ import { useState } from 'preact/hooks';
 import { dataOf } from '../../api/api-failure';
 import type { UndeliveredDelivery } from '../../api/api-types';
 import { useConsole } from '../../components/console-context';
+import { DateTime } from '../../components/date-time';
 import { useAction } from '../../components/use-action';
-import { describeErrorKind, formatDateTime } from '../../format/display-format';
+import { describeFailure } from '../../format/display-format';
 import { Link } from '../../router/link';
 import { pathOf } from '../../router/routes';
-
-function lastFailure(delivery: UndeliveredDelivery): string {
-  const { status_code, error_kind, error_message } = delivery.last_attempt;
-  const parts = [
-    status_code !== null ? `HTTP ${status_code}` : null,
-    describeErrorKind(error_kind) || null,
-    error_message,
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join(': ') : 'not recorded';
-}
 
 /**
  * One delivery that did not get through, with the two ways up the ladder of recovery: send this
@@ -70,9 +61,13 @@ export function UndeliveredRow({
         </Link>
       </td>
       <td>{delivery.attempts}</td>
-      <td>{formatDateTime(delivery.last_attempt_at)}</td>
-      <td>{lastFailure(delivery)}</td>
-      <td>{delivery.next_attempt_at ? formatDateTime(delivery.next_attempt_at) : '—'}</td>
+      <td>
+        <DateTime iso={delivery.last_attempt_at} />
+      </td>
+      <td>{describeFailure(delivery.last_attempt) || 'not recorded'}</td>
+      <td>
+        <DateTime iso={delivery.next_attempt_at} />
+      </td>
       {canChange ? (
         <td class="row-actions">
           {done ? <span class="notice-inline">{done}</span> : null}
