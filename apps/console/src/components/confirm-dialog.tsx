@@ -3,13 +3,15 @@ import { useEffect, useRef } from 'preact/hooks';
 
 /**
  * A modal confirmation on the native <dialog>: the browser traps the focus inside, Escape
- * cancels, and the focus returns to the button that opened it when it closes.
+ * cancels, and the focus returns to the button that opened it when it closes. The focus starts
+ * on Cancel, the harmless choice, unless the dialog asks for input first (`focusFirstField`).
  */
 export function ConfirmDialog({
   title,
   children,
   confirmLabel,
   confirmDisabled = false,
+  focusFirstField = false,
   onConfirm,
   onCancel,
 }: {
@@ -17,6 +19,7 @@ export function ConfirmDialog({
   children: ComponentChildren;
   confirmLabel: string;
   confirmDisabled?: boolean;
+  focusFirstField?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -47,7 +50,12 @@ export function ConfirmDialog({
         <button type="button" class="button-danger" disabled={confirmDisabled} onClick={onConfirm}>
           {confirmLabel}
         </button>
-        <button type="button" class="button-secondary" onClick={onCancel}>
+        <button
+          type="button"
+          class="button-secondary"
+          autoFocus={!focusFirstField}
+          onClick={onCancel}
+        >
           Cancel
         </button>
       </div>

@@ -64,6 +64,10 @@ export function SignInPage({
         send them again. Sign in with your account to continue.
       </p>
       <SignInButton label="Sign in" />
+      <p class="muted">
+        Came here from another product? A console opened from there ends when the page is reloaded:
+        open it again from that product.
+      </p>
     </Plain>
   );
 }

@@ -26,6 +26,7 @@ export function DeleteEndpoint({ endpoint, close }: EndpointActionProps) {
       title="Delete this endpoint?"
       confirmLabel={busy ? 'Deleting…' : 'Delete the endpoint'}
       confirmDisabled={busy || typed.trim() !== endpoint.url}
+      focusFirstField
       onConfirm={() => void remove()}
       onCancel={close}
     >
