@@ -12,7 +12,6 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { PageQuery } from '@svc/http';
 import type { Principal } from '@svc/identity';
 import { CurrentPrincipal, RequireScopes } from '../authentication/require-scopes.decorator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -20,7 +19,13 @@ import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decora
 import { RecoverWebhookRequest, RecoveryResponse } from './dto/recover-webhook.request';
 import { RegisterWebhookRequest } from './dto/register-webhook.request';
 import { UpdateWebhookRequest } from './dto/update-webhook.request';
-import { WebhookEndpointPage, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import {
+  ListWebhooksQuery,
+  WebhookEndpointPage,
+  WebhookEndpointResponse,
+} from './dto/webhook-endpoint.response';
+import { readEndpointHealth } from '../endpoint-stats/endpoint-health';
+import { DataSource } from 'typeorm';
 import { EndpointRecoveryService } from './endpoint-recovery.service';
 import { CommandContext, WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -37,6 +42,7 @@ export class WebhooksController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly recovery: EndpointRecoveryService,
+    private readonly dataSource: DataSource,
   ) {}
 
   @Post()
@@ -64,11 +70,22 @@ export class WebhooksController {
     type: WebhookEndpointPage,
     description: "The tenant's endpoints in order of registration.",
   })
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() page: PageQuery,
+    @Query() query: ListWebhooksQuery,
   ): Promise<WebhookEndpointPage> {
-    return this.endpoints.list(principal, page, WebhookEndpointResponse.of);
+    const page = await this.endpoints.list(principal, query, WebhookEndpointResponse.of);
+    if (query.include !== 'health') {
+      return page;
+    }
+    const health = await readEndpointHealth(
+      this.dataSource,
+      page.data.map((endpoint) => endpoint.id),
+    );
+    return {
+      ...page,
+      data: page.data.map((endpoint) => ({ ...endpoint, health: health.get(endpoint.id) })),
+    };
   }
 
   @Get(':id')

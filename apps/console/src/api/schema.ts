@@ -633,8 +633,80 @@ export interface components {
       /** @description Present only while a rate limit is set: at most this many deliveries per second to the endpoint, across all delivery engines (ADR 0028). */
       rate_limit_per_second?: number;
     };
+    EndpointHealth: {
+      /**
+       * @description The window of the counts, as the stats route.
+       * @enum {string}
+       */
+      window: '24h';
+      /**
+       * Format: date-time
+       * @description Start of the window (inclusive).
+       */
+      from: string;
+      attempts: number;
+      succeeded: number;
+      failed: number;
+      /** @description succeeded / attempts over the window; null without attempts. */
+      success_rate: number | null;
+      /**
+       * Format: date-time
+       * @description The latest attempt, however old; null if none was ever made.
+       */
+      last_attempt_at: string | null;
+      /** @enum {string|null} */
+      last_attempt_outcome: 'succeeded' | 'failed' | null;
+      /** @description HTTP status of the latest answer, if one came. */
+      last_attempt_status_code: number | null;
+    };
+    WebhookEndpointListItem: {
+      /** @example wh_01jd8x3q9v7k2m4n6p8r0s2t4w */
+      id: string;
+      /** Format: uri */
+      url: string;
+      events: (
+        | 'alert.created'
+        | 'alert.severity_changed'
+        | 'alert.acknowledged'
+        | 'alert.escalated'
+        | 'alert.closed'
+        | 'incident.created'
+        | 'incident.contained'
+        | 'incident.resolved'
+        | 'compliance.check_failed'
+        | 'compliance.posture_changed'
+        | 'webhook.endpoint.degraded'
+        | 'webhook.endpoint.reactivated'
+        | 'webhook.endpoint.disabled'
+        | 'webhook.delivery.abandoned'
+        | 'webhook.test'
+        | 'alert.*'
+        | 'incident.*'
+        | 'compliance.*'
+        | 'webhook.*'
+      )[];
+      /**
+       * @description degraded: a delivery was abandoned; the endpoint still receives events. disabled: the receiver answered 410 Gone; nothing is sent until POST /v1/webhooks/{id}/recover.
+       * @enum {string}
+       */
+      status: 'active' | 'degraded' | 'disabled';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description Present only while a secret rotation overlaps (POST /v1/webhooks/{id}/secret/rotate): until this time, ISO 8601 UTC, deliveries are signed with the replaced secret too.
+       */
+      previous_secret_expires_at?: string;
+      /** @description Present only while a rate limit is set: at most this many deliveries per second to the endpoint, across all delivery engines (ADR 0028). */
+      rate_limit_per_second?: number;
+      /** @description With `include=health` only. */
+      health?: components['schemas']['EndpointHealth'];
+    };
     WebhookEndpointPage: {
-      data: components['schemas']['WebhookEndpointResponse'][];
+      data: components['schemas']['WebhookEndpointListItem'][];
       has_more: boolean;
       /** @description Pass as cursor to get the next page. */
       next_cursor: string | null;
@@ -1424,6 +1496,8 @@ export interface operations {
         limit?: number;
         /** @description The next_cursor of the previous page. */
         cursor?: string;
+        /** @description `health`: each endpoint of the page with its attempts and success rate over the last 24 hours and its latest attempt, in the same answer (what the stats route's totals say, without a request per endpoint). */
+        include?: 'health';
       };
       header?: never;
       path?: never;

@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EVENT_SUBSCRIPTIONS, type EventSubscription } from '@svc/contracts';
+import { PageQuery } from '@svc/http';
 import type { EndpointState, EndpointStatus } from '@svc/webhook-endpoints';
+import { IsIn, IsOptional } from 'class-validator';
+import { EndpointHealth } from '../../endpoint-stats/endpoint-health';
 
 /** The webhook endpoint resource of spec 2.1, without its secret. */
 export class WebhookEndpointResponse {
@@ -59,9 +62,26 @@ export class WebhookEndpointResponse {
   }
 }
 
+/** `include=health` on the list: each endpoint's last 24 hours and latest attempt beside it. */
+export class ListWebhooksQuery extends PageQuery {
+  @ApiPropertyOptional({
+    enum: ['health'],
+    description:
+      "`health`: each endpoint of the page with its attempts and success rate over the last 24 hours and its latest attempt, in the same answer (what the stats route's totals say, without a request per endpoint).",
+  })
+  @IsOptional()
+  @IsIn(['health'], { message: 'must be health' })
+  include?: 'health';
+}
+
+export class WebhookEndpointListItem extends WebhookEndpointResponse {
+  @ApiPropertyOptional({ type: EndpointHealth, description: 'With `include=health` only.' })
+  health?: EndpointHealth;
+}
+
 export class WebhookEndpointPage {
-  @ApiProperty({ type: [WebhookEndpointResponse] })
-  data!: WebhookEndpointResponse[];
+  @ApiProperty({ type: [WebhookEndpointListItem] })
+  data!: WebhookEndpointListItem[];
 
   @ApiProperty()
   has_more!: boolean;
