@@ -10,7 +10,10 @@ import { Link } from '../../router/link';
 import { pathOf } from '../../router/routes';
 import { EndpointHealthCells } from './endpoint-health';
 
-/** One page of endpoints at a time: what the page asks for never grows with the tenant. */
+/**
+ * One page of endpoints at a time, with their health in the same answer: one request per page,
+ * never one that grows with the tenant's endpoints or history.
+ */
 const PAGE_SIZE = 20;
 
 export function EndpointsPage() {
@@ -20,7 +23,9 @@ export function EndpointsPage() {
     (signal) =>
       dataOf(
         client.GET('/v1/webhooks', {
-          params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+          params: {
+            query: { limit: PAGE_SIZE, include: 'health', ...(cursor ? { cursor } : {}) },
+          },
           signal,
         }),
       ),
@@ -72,7 +77,7 @@ export function EndpointsPage() {
                     <td>
                       <EndpointStatusBadge status={endpoint.status} />
                     </td>
-                    <EndpointHealthCells endpointId={endpoint.id} />
+                    <EndpointHealthCells health={endpoint.health} />
                     <td>{formatRateLimit(endpoint.rate_limit_per_second)}</td>
                   </tr>
                 ))}
