@@ -2,6 +2,7 @@ import { OAuthClient } from '@svc/oauth';
 import {
   authorizePath,
   FormBrowser,
+  hiddenInputs,
   newPkce,
   OAuthTestBed,
   signInAndConsent,
@@ -114,6 +115,36 @@ describe('the console as a client of the authorization server', () => {
     );
     expect(revoked.status).toBe(200);
     expect(revoked.headers.get('access-control-allow-origin')).toBe(CONSOLE_ORIGIN);
+  });
+
+  it('asks no consent for the console, the product itself; any other client still asks', async () => {
+    const browser = new FormBrowser(bed.auth.baseUrl);
+    const signIn = await browser.get(authorizePath(consoleRequest()));
+    expect(signIn.text).toContain('autocomplete="current-password"');
+    const signedIn = await browser.post('login', {
+      ...hiddenInputs(signIn.text),
+      email: user.email,
+      password: user.password,
+    });
+    expect(signedIn.status).toBe(303);
+    const back = await browser.get(signedIn.headers.get('location')!);
+    expect(back.status).toBe(302);
+    const location = new URL(back.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(CONSOLE_REDIRECT_URI);
+    expect(location.searchParams.get('code')).toMatch(/.+/);
+    expect(location.searchParams.get('state')).toBe('console-state');
+
+    // The same signed-in browser, for a registered third-party client: the consent page.
+    const thirdParty = await browser.get(
+      authorizePath({
+        ...consoleRequest(),
+        client_id: bed.client.id,
+        redirect_uri: bed.client.redirectUri,
+        scope: 'tenants:read',
+      }),
+    );
+    expect(thirdParty.status).toBe(200);
+    expect(thirdParty.text).toContain('Allow');
   });
 
   it('may not ask for more than webhooks:manage', async () => {

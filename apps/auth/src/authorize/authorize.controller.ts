@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { APP_CONFIG, AuthAppConfig } from '@svc/config';
+import { CONSOLE_CLIENT, type Scope } from '@svc/contracts';
 import {
   authorizationResponseUrl,
   AuthorizationRequest,
@@ -95,16 +96,8 @@ export class AuthorizeController {
             : 'the user denied the request',
       });
     }
-    const { code } = await this.grants.authorize({
-      tenantId: user.tenantId,
-      userId: user.id,
-      clientId: authorization.clientId,
-      scopes: granted,
-      redirectUri: authorization.redirectUri,
-      codeChallenge: authorization.codeChallenge,
-    });
     this.metrics.consents.inc({ decision: 'allowed' });
-    return this.redirectToClient(reply, 303, authorization, { code });
+    return this.issueCode(reply, 303, authorization, user, granted);
   }
 
   /** The checked request, or null once an error page or error redirect has been sent. */
@@ -171,6 +164,12 @@ export class AuthorizeController {
         error_description: 'the user may grant none of the requested scopes',
       });
     }
+    // The console is our own product, its redirect URI our configuration: a user signing in to
+    // it is not handing their account to a third party, so there is nothing to consent to
+    // (ADR 0042). Every other client asks, every time.
+    if (client.id === CONSOLE_CLIENT.id) {
+      return this.issueCode(reply, 302, authorization, user, granted);
+    }
     return sendPage(
       reply,
       200,
@@ -183,6 +182,24 @@ export class AuthorizeController {
         csrfToken: this.csrf.tokenFor(request, reply),
       }),
     );
+  }
+
+  private async issueCode(
+    reply: FastifyReply,
+    status: 302 | 303,
+    authorization: AuthorizationRequest,
+    user: User,
+    granted: Scope[],
+  ): Promise<FastifyReply> {
+    const { code } = await this.grants.authorize({
+      tenantId: user.tenantId,
+      userId: user.id,
+      clientId: authorization.clientId,
+      scopes: granted,
+      redirectUri: authorization.redirectUri,
+      codeChallenge: authorization.codeChallenge,
+    });
+    return this.redirectToClient(reply, status, authorization, { code });
   }
 
   private redirectToClient(
