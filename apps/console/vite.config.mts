@@ -1,4 +1,7 @@
-import { defineConfig } from 'vite';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
 
 /**
  * The console's build (ADR 0042): `vite build --config apps/console/vite.config.mts` writes
@@ -7,6 +10,38 @@ import { defineConfig } from 'vite';
  * modulepreload polyfill (Vite inlines it) and no asset inlined as a data: script.
  */
 const consoleFolder = new URL('.', import.meta.url).pathname;
+const outDir = new URL('../../dist/console/', import.meta.url).pathname;
+
+const COMPRESSIBLE = /\.(js|css|html|svg|json|txt)$/;
+
+/**
+ * Writes a .br and a .gz beside every text file of the build, once, at build time: the API
+ * serves them to browsers that accept them (@fastify/static's preCompressed), so the console
+ * travels compressed (80 KB of script as 25 KB) with no compression work per request.
+ */
+function precompress(): Plugin {
+  const visit = (folder: string): string[] =>
+    readdirSync(folder).flatMap((name) => {
+      const path = join(folder, name);
+      return statSync(path).isDirectory() ? visit(path) : [path];
+    });
+  return {
+    name: 'svc-console-precompress',
+    apply: 'build',
+    closeBundle() {
+      for (const path of visit(outDir).filter((file) => COMPRESSIBLE.test(file))) {
+        const content = readFileSync(path);
+        writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
+        writeFileSync(
+          `${path}.br`,
+          brotliCompressSync(content, {
+            params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
+          }),
+        );
+      }
+    },
+  };
+}
 
 export default defineConfig({
   root: consoleFolder,
@@ -17,8 +52,9 @@ export default defineConfig({
   // otherwise build the development variants, a third larger.
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact', development: false } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+  plugins: [precompress()],
   build: {
-    outDir: new URL('../../dist/console/', import.meta.url).pathname,
+    outDir,
     emptyOutDir: true,
     target: 'es2022',
     modulePreload: { polyfill: false },

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { createApiApplication } from '../../apps/api/src/api-application';
 import { http, RunningApp, startApp } from '../support';
 import { sampleValue } from '../support/metric-value';
@@ -56,6 +57,8 @@ describe('the console served by the API at /console/', () => {
     await writeFile(join(base, 'secret.txt'), SECRET);
     await writeFile(join(folder, 'index.html'), INDEX_HTML);
     await writeFile(join(folder, 'assets', 'app-abc123.js'), APP_JS);
+    // As the build writes them (apps/console/vite.config.mts): a compressed copy beside the file.
+    await writeFile(join(folder, 'assets', 'app-abc123.js.gz'), gzipSync(APP_JS));
     await writeFile(join(folder, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     api = await startApiWithConsole(folder);
   });
@@ -98,6 +101,35 @@ describe('the console served by the API at /console/', () => {
     expect(revalidated.status).toBe(304);
   });
 
+  it('sends the compressed copy the build wrote to a browser that accepts it, the file to one that does not', async () => {
+    const { hostname, port } = new URL(api.baseUrl);
+    const fetchRaw = (headers: Record<string, string>) =>
+      new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        const outgoing = httpRequest(
+          { hostname, port, path: '/console/assets/app-abc123.js', headers },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({ headers: response.headers, body: Buffer.concat(chunks) }),
+            );
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    const compressed = await fetchRaw({ 'accept-encoding': 'gzip, deflate' });
+    expect(compressed.headers['content-encoding']).toBe('gzip');
+    expect(compressed.headers.vary).toMatch(/accept-encoding/i);
+    expect(compressed.headers['content-type']).toMatch(/javascript/);
+    expect(compressed.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(gunzipSync(compressed.body).toString()).toBe(APP_JS);
+
+    const plain = await fetchRaw({});
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(APP_JS);
+  });
+
   it.each(['/console/callback', '/console/endpoints/wh_123', '/console/event-types/alert.created'])(
     'answers index.html for the single-page app path %s',
     async (path) => {
@@ -138,7 +170,10 @@ describe('the console served by the API at /console/', () => {
   it('answers HEAD like GET, without a body', async () => {
     const index = await rawRequest(api.baseUrl, '/console/endpoints', 'HEAD');
     expect(index).toEqual({ status: 200, body: '' });
-    const asset = await fetch(`${api.baseUrl}/console/assets/app-abc123.js`, { method: 'HEAD' });
+    const asset = await fetch(`${api.baseUrl}/console/assets/app-abc123.js`, {
+      method: 'HEAD',
+      headers: { 'accept-encoding': 'identity' },
+    });
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(Number(asset.headers.get('content-length'))).toBe(APP_JS.length);

@@ -98,8 +98,9 @@ export async function registerConsoleHosting(
 
   await app.register(async (scope: FastifyInstance) => {
     // Only reply.sendFile (ETag, Last-Modified, ranges, HEAD, content types): which file a path
-    // names is decided below, not by the plugin's own routes.
-    await scope.register(fastifyStatic, { serve: false });
+    // names is decided below, not by the plugin's own routes. The build writes .br and .gz beside
+    // each text file; a browser that accepts one gets it (Vary: Accept-Encoding).
+    await scope.register(fastifyStatic, { serve: false, preCompressed: true });
     scope.addHook('onRequest', async (_request, reply) => {
       void reply.headers(headers);
     });
