@@ -192,7 +192,7 @@ async function main(cleanup: Cleanup): Promise<{ report: ConsoleBenchReport; fil
       `the table "${TABLE_NAME}" shows its first page of rows with every row's success rate ` +
       'and last attempt filled in (no cell still "…"), and the browser has run the animation ' +
       'frame that paints it; ms from the navigation start (the portal link opened in a fresh ' +
-      'browser context: HTML, scripts, the link exchange, the list and the per-row requests).',
+      'browser context: HTML, scripts, the link exchange, and the list with the health of each endpoint).',
     date: new Date(started).toISOString(),
     durationSeconds: (Date.now() - started) / 1000,
     commit,
