@@ -5,9 +5,7 @@ import { PageQuery } from '@svc/http';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { DeliveryResponse } from '../delivery-log/delivery-log.dto';
 import type { UndeliveredRow } from './undelivered.service';
-
-export const UNDELIVERED_STATUSES = ['abandoned', 'failing'] as const;
-export type UndeliveredStatus = (typeof UNDELIVERED_STATUSES)[number];
+import { UNDELIVERED_STATUSES, type UndeliveredStatus } from './undelivered-status';
 
 export class UndeliveredQuery extends PageQuery {
   @ApiProperty({

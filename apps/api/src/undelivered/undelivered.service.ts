@@ -6,7 +6,7 @@ import type { Principal } from '@svc/identity';
 import type { EndpointEnvironment } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
 import { environmentOf, requireVisibleEndpoint } from '../webhooks/webhook-endpoints.service';
-import type { UndeliveredStatus } from './undelivered.dto';
+import type { UndeliveredStatus } from './undelivered-status';
 
 /** One delivery of the view, with the outcome of its last attempt. */
 export interface UndeliveredRow {
