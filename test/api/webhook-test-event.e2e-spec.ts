@@ -90,6 +90,7 @@ describe('test events', () => {
     expect(response.body).toEqual({
       delivery_id: expect.stringMatching(/^del_[0-9a-z]{26}$/),
       event_id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
+      event_type: 'webhook.test',
       attempt: 1,
       outcome: 'succeeded',
       status_code: 200,

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_TYPES } from '@svc/contracts';
 import { ATTEMPT_ERROR_KINDS, DeliveryAttemptRecord, DeliveryRecord } from '@svc/deliveries';
-import { PageQuery } from '@svc/http';
+import { IsInstant, PageQuery } from '@svc/http';
 import { IsIn, IsOptional } from 'class-validator';
 
 export class AttemptsQuery extends PageQuery {
@@ -11,12 +12,44 @@ export class AttemptsQuery extends PageQuery {
   @IsOptional()
   @IsIn(['succeeded', 'failed'], { message: 'must be succeeded or failed' })
   outcome?: 'succeeded' | 'failed';
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Only attempts made at this time or later (RFC 3339, with a time zone).',
+  })
+  @IsOptional()
+  @IsInstant()
+  from?: Date;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'Only attempts made before this time, excluded (RFC 3339, after `from`).',
+  })
+  @IsOptional()
+  @IsInstant()
+  to?: Date;
+
+  @ApiPropertyOptional({
+    enum: EVENT_TYPES,
+    description: 'Only attempts of deliveries of this event type.',
+  })
+  @IsOptional()
+  @IsIn(EVENT_TYPES, { message: 'must be an event type of GET /v1/event-types' })
+  event_type?: string;
 }
 
 /** One attempt of a delivery, as the delivery log shows it. */
 export class AttemptResponse {
   @ApiProperty({ pattern: '^del_' }) delivery_id!: string;
   @ApiProperty({ pattern: '^evt_' }) event_id!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The event type of the attempt's delivery (null if the delivery is not held).",
+  })
+  event_type!: string | null;
   @ApiProperty({ minimum: 1 }) attempt!: number;
   @ApiProperty({ enum: ['succeeded', 'failed'] }) outcome!: 'succeeded' | 'failed';
   @ApiProperty({
@@ -38,10 +71,14 @@ export class AttemptResponse {
   response_excerpt!: string | null;
   @ApiProperty({ format: 'date-time' }) attempted_at!: string;
 
-  static of(this: void, row: DeliveryAttemptRecord): AttemptResponse {
+  static of(
+    this: void,
+    row: DeliveryAttemptRecord & { eventType?: string | null },
+  ): AttemptResponse {
     return {
       delivery_id: row.deliveryId,
       event_id: row.eventId,
+      event_type: row.eventType ?? null,
       attempt: row.attempt,
       outcome: row.succeeded ? 'succeeded' : 'failed',
       status_code: row.statusCode,
@@ -55,7 +92,12 @@ export class AttemptResponse {
 }
 
 export class AttemptPage {
-  @ApiProperty({ type: [AttemptResponse] }) data!: AttemptResponse[];
+  @ApiProperty({
+    type: [AttemptResponse],
+    description:
+      'With a filter, a page may hold fewer than `limit` attempts, even none: a request reads a bounded number of attempts. Keep following `next_cursor` until `has_more` is false.',
+  })
+  data!: AttemptResponse[];
   @ApiProperty() has_more!: boolean;
   @ApiProperty({ type: String, nullable: true }) next_cursor!: string | null;
 }

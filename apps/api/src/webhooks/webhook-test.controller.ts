@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { TEST_EVENT_TYPE } from '@svc/deliveries';
 import type { Principal } from '@svc/identity';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, RequireScopes } from '../authentication/require-scopes.decorator';
@@ -54,7 +55,7 @@ export class WebhookTestController {
     const eventId = outcome.sent ? outcome.attempt.eventId : outcome.eventId;
     void reply.header('location', `/v1/events/${eventId}/deliveries`);
     if (outcome.sent) {
-      return AttemptResponse.of(outcome.attempt);
+      return AttemptResponse.of({ ...outcome.attempt, eventType: TEST_EVENT_TYPE });
     }
     void reply.code(202);
     return { delivery_id: outcome.deliveryId, event_id: outcome.eventId, status: 'pending' };

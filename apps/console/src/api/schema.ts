@@ -339,6 +339,8 @@ export interface components {
     AttemptResponse: {
       delivery_id: string;
       event_id: string;
+      /** @description The event type of the attempt's delivery (null if the delivery is not held). */
+      event_type: string | null;
       attempt: number;
       /** @enum {string} */
       outcome: 'succeeded' | 'failed';
@@ -366,6 +368,7 @@ export interface components {
       attempted_at: string;
     };
     AttemptPage: {
+      /** @description With a filter, a page may hold fewer than `limit` attempts, even none: a request reads a bounded number of attempts. Keep following `next_cursor` until `has_more` is false. */
       data: components['schemas']['AttemptResponse'][];
       has_more: boolean;
       next_cursor: string | null;
@@ -923,6 +926,27 @@ export interface operations {
         cursor?: string;
         /** @description Only attempts with this outcome. */
         outcome?: 'succeeded' | 'failed';
+        /** @description Only attempts made at this time or later (RFC 3339, with a time zone). */
+        from?: string;
+        /** @description Only attempts made before this time, excluded (RFC 3339, after `from`). */
+        to?: string;
+        /** @description Only attempts of deliveries of this event type. */
+        event_type?:
+          | 'alert.created'
+          | 'alert.severity_changed'
+          | 'alert.acknowledged'
+          | 'alert.escalated'
+          | 'alert.closed'
+          | 'incident.created'
+          | 'incident.contained'
+          | 'incident.resolved'
+          | 'compliance.check_failed'
+          | 'compliance.posture_changed'
+          | 'webhook.endpoint.degraded'
+          | 'webhook.endpoint.reactivated'
+          | 'webhook.endpoint.disabled'
+          | 'webhook.delivery.abandoned'
+          | 'webhook.test';
       };
       header?: never;
       path: {
