@@ -13,8 +13,14 @@ import {
 } from '../../format/display-format';
 import { Link } from '../../router/link';
 import { pathOf } from '../../router/routes';
+import {
+  attemptFilterQuery,
+  AttemptFilterValues,
+  isFiltered,
+  NO_ATTEMPT_FILTER,
+} from './attempt-filter-query';
+import { AttemptFilters } from './attempt-filters';
 
-type OutcomeFilter = 'all' | 'succeeded' | 'failed';
 const PAGE_SIZE = 25;
 
 function AttemptRow({ attempt }: { attempt: Attempt }) {
@@ -29,6 +35,7 @@ function AttemptRow({ attempt }: { attempt: Attempt }) {
           <code>{attempt.event_id}</code>
         </Link>
       </td>
+      <td>{attempt.event_type ?? '—'}</td>
       <td>{attempt.attempt}</td>
       <td>
         <span class={`outcome outcome-${attempt.outcome}`}>{attempt.outcome}</span>
@@ -49,52 +56,68 @@ function AttemptRow({ attempt }: { attempt: Attempt }) {
   );
 }
 
+/** What an empty page says: a filtered one may be empty with more to look at (a scan budget). */
+function emptyPageMessage(filtered: boolean, hasMore: boolean, isFirstPage: boolean): string {
+  if (hasMore) {
+    return 'No matching attempts in this stretch of the history; the next page looks further back.';
+  }
+  if (!isFirstPage) {
+    return 'No more matching attempts.';
+  }
+  return filtered ? 'No attempts match these filters.' : 'No attempts yet.';
+}
+
 /**
- * The endpoint's attempts, newest first, a page at a time, filtered by outcome (the one filter
- * the attempts route has: no time range or event type yet).
+ * The endpoint's attempts, newest first, a page at a time, filtered by outcome, event type and
+ * time. A filtered page may hold fewer attempts than asked, even none, with more to come: the
+ * API reads a bounded number of attempts per request, so the pager goes on while it says so.
  */
 export function AttemptsSection({ endpointId }: { endpointId: string }) {
   const { client } = useConsole();
-  const [outcome, setOutcome] = useState<OutcomeFilter>('all');
+  const [filters, setFilters] = useState<AttemptFilterValues>(NO_ATTEMPT_FILTER);
   const [cursor, setCursor] = useState<string | null>(null);
+  const query = attemptFilterQuery(filters);
   const [page] = useLoad(
     (signal) =>
       dataOf(
         client.GET('/v1/webhooks/{id}/attempts', {
           params: {
             path: { id: endpointId },
-            query: {
-              limit: PAGE_SIZE,
-              ...(outcome !== 'all' ? { outcome } : {}),
-              ...(cursor ? { cursor } : {}),
-            },
+            query: { limit: PAGE_SIZE, ...query, ...(cursor ? { cursor } : {}) },
           },
           signal,
         }),
       ),
-    `${outcome} ${cursor ?? ''}`,
+    `${JSON.stringify(query)} ${cursor ?? ''}`,
   );
+  const pager =
+    page.state === 'ready' ? (
+      <Pager
+        label="Attempt"
+        isFirstPage={cursor === null}
+        nextCursor={page.value.has_more ? page.value.next_cursor : null}
+        onPage={setCursor}
+      />
+    ) : null;
   return (
     <section aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Attempts</h2>
-      <label for="attempt-outcome">Outcome</label>
-      <select
-        id="attempt-outcome"
-        class="inline-control"
-        value={outcome}
-        onChange={(event) => {
-          setOutcome(event.currentTarget.value as OutcomeFilter);
+      <AttemptFilters
+        value={filters}
+        onChange={(value) => {
+          setFilters(value);
           setCursor(null);
         }}
-      >
-        <option value="all">All attempts</option>
-        <option value="succeeded">Succeeded</option>
-        <option value="failed">Failed</option>
-      </select>
+      />
       {page.state === 'loading' ? <Loading what="attempts" /> : null}
       {page.state === 'failed' ? <FailureNotice failure={page.failure} /> : null}
       {page.state === 'ready' && page.value.data.length === 0 ? (
-        <p class="card">{outcome === 'all' ? 'No attempts yet.' : `No ${outcome} attempts.`}</p>
+        <>
+          <p class="card">
+            {emptyPageMessage(isFiltered(filters), page.value.has_more, cursor === null)}
+          </p>
+          {pager}
+        </>
       ) : null}
       {page.state === 'ready' && page.value.data.length > 0 ? (
         <>
@@ -105,6 +128,7 @@ export function AttemptsSection({ endpointId }: { endpointId: string }) {
                 <tr>
                   <th scope="col">Time</th>
                   <th scope="col">Event</th>
+                  <th scope="col">Event type</th>
                   <th scope="col">Attempt</th>
                   <th scope="col">Outcome</th>
                   <th scope="col">Status code</th>
@@ -120,12 +144,7 @@ export function AttemptsSection({ endpointId }: { endpointId: string }) {
               </tbody>
             </table>
           </div>
-          <Pager
-            label="Attempt"
-            isFirstPage={cursor === null}
-            nextCursor={page.value.has_more ? page.value.next_cursor : null}
-            onPage={setCursor}
-          />
+          {pager}
         </>
       ) : null}
     </section>
