@@ -113,6 +113,15 @@ describe('the console, the whole story of a developer in a browser', () => {
       { timeoutMs: 20_000, intervalMs: 200, what: 'the delivery abandoned' },
     );
 
+    // The endpoint's failed attempts of alert.created: the abandoned delivery's, nothing else.
+    await openEndpoint(endpointUrl);
+    await page.getByLabel('Outcome').selectOption('failed');
+    await page.getByLabel('Event type', { exact: true }).selectOption('alert.created');
+    const failedRows = page.getByRole('row').filter({ hasText: failed.id });
+    await failedRows.first().waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'webhook.test' }).count()).toBe(0);
+    expect(await page.getByRole('row').filter({ hasText: 'succeeded' }).count()).toBe(0);
+
     await openFromNavigation('Undelivered');
     const row = page.getByRole('row').filter({ hasText: failed.id });
     await row.waitFor({ timeout: 10_000 });
