@@ -71,7 +71,7 @@ describe('the console, the whole story of a developer in a browser', () => {
   }
 
   it('signs in, registers an endpoint with a test event, and sees an event delivered', async () => {
-    await signInThroughConsole(page, bed, tenant.user);
+    await signInThroughConsole(page, bed, tenant.user, () => screenshot('sign-in'));
     await page.getByRole('heading', { level: 1, name: 'Endpoints' }).waitFor();
     expect(new URL(page.url()).hash).toBe('');
 
@@ -115,7 +115,7 @@ describe('the console, the whole story of a developer in a browser', () => {
 
     // The endpoint's failed attempts of alert.created: the abandoned delivery's, nothing else.
     await openEndpoint(endpointUrl);
-    await page.getByLabel('Outcome').selectOption('failed');
+    await page.getByLabel('Outcome', { exact: true }).selectOption('failed');
     await page.getByLabel('Event type', { exact: true }).selectOption('alert.created');
     const failedRows = page.getByRole('row').filter({ hasText: failed.id });
     await failedRows.first().waitFor();

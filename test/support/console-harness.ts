@@ -150,10 +150,13 @@ export async function signInThroughConsole(
   page: Page,
   bed: ConsoleTestBed,
   user: TestUser,
+  onSignInPage: (page: Page) => Promise<void> = async () => undefined,
 ): Promise<void> {
   await page.goto(bed.consoleUrl);
   await page.getByRole('button', { name: /sign in/i }).click();
   await page.waitForURL((url) => url.toString().startsWith(bed.issuer));
+  await page.getByLabel('Email').waitFor();
+  await onSignInPage(page);
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
