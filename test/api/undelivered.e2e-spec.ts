@@ -122,6 +122,7 @@ describe('undelivered deliveries', () => {
         error_kind: 'http_status',
         error_message: expect.any(String),
       },
+      endpoint_url: 'https://hooks.example.com/svc',
     });
 
     const retrying = await list(`?status=failing&endpoint_id=${endpointId}`);

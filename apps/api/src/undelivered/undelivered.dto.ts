@@ -52,6 +52,13 @@ export class UndeliveredDelivery extends DeliveryResponse {
   })
   last_attempt!: LastAttemptOutcome;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The endpoint's URL, so that a list across endpoints can name them.",
+  })
+  endpoint_url!: string | null;
+
   static ofRow(this: void, row: UndeliveredRow): UndeliveredDelivery {
     return {
       ...DeliveryResponse.of(row.delivery),
@@ -60,6 +67,7 @@ export class UndeliveredDelivery extends DeliveryResponse {
         error_kind: row.lastErrorKind,
         error_message: row.lastErrorMessage,
       },
+      endpoint_url: row.endpointUrl,
     };
   }
 }

@@ -14,6 +14,8 @@ export interface UndeliveredRow {
   lastStatusCode: number | null;
   lastErrorKind: string | null;
   lastErrorMessage: string | null;
+  /** The endpoint's URL now; null if its row is gone. */
+  endpointUrl: string | null;
 }
 
 /** What one page asks for, the caller's tenant and environment included. */
@@ -82,7 +84,7 @@ export function undeliveredStatement(filter: UndeliveredFilter): {
     SELECT d.id, d.event_id, d.endpoint_id, d.tenant_id, d.event_type, d.status, d.attempts,
            d.run_attempts, d.last_attempt_at, d.next_attempt_at, d.created_at, d.completed_at,
            d.version, last.status_code AS last_status_code, last.error_kind AS last_error_kind,
-           last.error_message AS last_error_message
+           last.error_message AS last_error_message, endpoint.url AS endpoint_url
       FROM (SELECT * FROM deliveries d
              WHERE ${clauses.join('\n               AND ')}
              ORDER BY d.retention_key DESC, d.id DESC
@@ -93,6 +95,8 @@ export function undeliveredStatement(filter: UndeliveredFilter): {
            AND a.retention_key = d.retention_key AND a.delivery_id = d.id
          ORDER BY a.attempt DESC
          LIMIT 1) last ON true
+      LEFT JOIN webhook_endpoints endpoint
+        ON endpoint.id = d.endpoint_id AND endpoint.tenant_id = d.tenant_id
      ORDER BY d.retention_key DESC, d.id DESC`;
   return { sql, parameters };
 }
@@ -126,6 +130,7 @@ interface StatementRow {
   last_status_code: number | null;
   last_error_kind: string | null;
   last_error_message: string | null;
+  endpoint_url: string | null;
 }
 
 function rowOf(row: StatementRow): UndeliveredRow {
@@ -148,6 +153,7 @@ function rowOf(row: StatementRow): UndeliveredRow {
     lastStatusCode: row.last_status_code,
     lastErrorKind: row.last_error_kind,
     lastErrorMessage: row.last_error_message,
+    endpointUrl: row.endpoint_url,
   };
 }
 

@@ -543,6 +543,8 @@ export interface components {
       completed_at: string | null;
       /** @description The failure of the attempt made at last_attempt_at (every field null if the attempt log does not hold it). */
       last_attempt: components['schemas']['LastAttemptOutcome'];
+      /** @description The endpoint's URL, so that a list across endpoints can name them. */
+      endpoint_url: string | null;
     };
     UndeliveredPage: {
       data: components['schemas']['UndeliveredDelivery'][];

@@ -57,7 +57,7 @@ export function UndeliveredRow({
       </th>
       <td>
         <Link href={pathOf({ page: 'endpoint', endpointId: delivery.endpoint_id })}>
-          <code>{delivery.endpoint_id}</code>
+          <code>{delivery.endpoint_url ?? delivery.endpoint_id}</code>
         </Link>
       </td>
       <td>{delivery.attempts}</td>
