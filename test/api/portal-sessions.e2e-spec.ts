@@ -147,6 +147,20 @@ describe('portal sessions', () => {
     );
   });
 
+  it("gives a used link's return_url back with the 401, and nothing of an unknown link", async () => {
+    const back = 'https://app.example.com/settings/webhooks';
+    const token = await mintLink(tenantA.key, { return_url: back });
+    expect((await exchange(token)).status).toBe(201);
+    const used = await exchange(token);
+    expectProblem(used, 401, UNAUTHENTICATED);
+    expect(used.body.return_url).toBe(back);
+
+    const withoutReturn = await mintLink(tenantA.key);
+    await exchange(withoutReturn);
+    expect((await exchange(withoutReturn)).body).not.toHaveProperty('return_url');
+    expect((await exchange(`svc_pl_${'b'.repeat(43)}`)).body).not.toHaveProperty('return_url');
+  });
+
   it('opens exactly one session when the same link is exchanged many times at once', async () => {
     const token = await mintLink(tenantA.key);
     const answers = await Promise.all(Array.from({ length: 8 }, () => exchange(token)));

@@ -212,7 +212,7 @@ describe('the console in a portal session, in Chromium', () => {
     }
   }, 60_000);
 
-  it('works once: opened again, the link says it cannot be opened; the first session goes on', async () => {
+  it('works once: opened again, the link says it cannot be opened and offers the way back; the first session goes on', async () => {
     const link = await bed.portalLink(tenantA.key, { return_url: `${platformOrigin}/back` });
     const first = await openPortal(link);
     await heading(first.page, 'Endpoints');
@@ -230,6 +230,12 @@ describe('the console in a portal session, in Chromium', () => {
       'Console links work once and for a few minutes only.',
     );
     expect(exchanges).toEqual([401]);
+    // The refused link still knows where the platform wants its users back.
+    expect(
+      await second
+        .getByRole('link', { name: 'Return to where you came from' })
+        .getAttribute('href'),
+    ).toBe(`${platformOrigin}/back`);
     // Opened as a page of its own, web storage is usable, and the console kept nothing there.
     expect(await webStorage(first.page)).toEqual({ local: [], session: [] });
     expect(await first.context.cookies()).toEqual([]);

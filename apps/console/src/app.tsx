@@ -57,7 +57,7 @@ export function App({ session, client }: { session: ConsoleSession; client: ApiC
     case 'ended':
       return <SignedOutOfPortalPage returnUrl={state.returnUrl} />;
     case 'link-failed':
-      return <LinkFailedPage failure={state.failure} />;
+      return <LinkFailedPage failure={state.failure} returnUrl={state.returnUrl} />;
     case 'signed-in':
       return (
         <SignedInConsole

@@ -84,8 +84,12 @@ export const authProblems = {
       },
     );
   },
-  /** The one answer for a portal link that cannot open a session, whichever the reason. */
-  invalidPortalLink(): ProblemException {
+  /**
+   * The one answer for a portal link that cannot open a session, whichever the reason. A link
+   * that was minted (used or expired since) gives back its `return_url`, so that the console can
+   * offer the way back to the platform; it is no secret, and only the link's holder learns it.
+   */
+  invalidPortalLink(returnUrl: string | null = null): ProblemException {
     const description = 'The portal link is invalid, already used or expired.';
     return new ProblemException(
       {
@@ -93,6 +97,7 @@ export const authProblems = {
         title: 'Invalid portal link',
         status: 401,
         detail: `${description} A link works once and for a few minutes: ask for a new one.`,
+        ...(returnUrl !== null && { return_url: returnUrl }),
       },
       { 'www-authenticate': challenge({ error: 'invalid_token', error_description: description }) },
     );

@@ -83,11 +83,14 @@ export class PortalSessionsController {
     headers: NO_STORE,
   })
   @ApiProblem(400, 'The body is not {"token": "<string>"}.')
-  @ApiProblem(401, 'The link is invalid, already used or expired.')
+  @ApiProblem(
+    401,
+    'The link is invalid, already used or expired; for a link that was minted with a return_url, the problem carries it as `return_url`.',
+  )
   async exchange(@Body() body: ExchangePortalLinkRequest): Promise<PortalSessionResponse> {
     const session = await this.sessions.exchange(body.token);
     if (!session) {
-      throw authProblems.invalidPortalLink();
+      throw authProblems.invalidPortalLink(await this.sessions.returnUrlOfLink(body.token));
     }
     return {
       session_token: session.token,

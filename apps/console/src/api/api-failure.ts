@@ -5,6 +5,8 @@ export class ApiFailure extends Error {
   constructor(
     readonly failure: FailureMessage,
     readonly status: number | null,
+    /** The API's problem document as it came, for the members a page needs beyond the words. */
+    readonly problem: unknown = null,
   ) {
     super(failure.summary);
     this.name = 'ApiFailure';
@@ -40,6 +42,7 @@ export async function dataOf<T>(call: Promise<FetchResult<T>>): Promise<T> {
     throw new ApiFailure(
       failureFromResponse(result.response.status, result.error),
       result.response.status,
+      result.error,
     );
   }
   return result.data as T;

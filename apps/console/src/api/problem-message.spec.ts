@@ -1,4 +1,4 @@
-import { failureFromNetwork, failureFromResponse } from './problem-message';
+import { failureFromNetwork, failureFromResponse, returnUrlOfProblem } from './problem-message';
 
 describe('failure messages', () => {
   it('lists every invalid field of a 400 once, keyed for the form', () => {
@@ -59,5 +59,14 @@ describe('failure messages', () => {
       /could not be reached/,
     );
     expect(failureFromNetwork(new DOMException('x', 'AbortError')).summary).toMatch(/too long/);
+  });
+
+  it("reads a refused link's return_url, and nothing else that is not a string", () => {
+    expect(returnUrlOfProblem({ status: 401, return_url: 'https://app.example.com/back' })).toBe(
+      'https://app.example.com/back',
+    );
+    for (const problem of [null, 'text', { status: 401 }, { return_url: 42 }]) {
+      expect(returnUrlOfProblem(problem)).toBeNull();
+    }
   });
 });

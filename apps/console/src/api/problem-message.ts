@@ -83,3 +83,11 @@ export function failureFromNetwork(error: unknown): FailureMessage {
     fieldErrors: {},
   };
 }
+
+/** The `return_url` member of a refused exchange's problem, when it is a string. */
+export function returnUrlOfProblem(problem: unknown): string | null {
+  if (typeof problem !== 'object' || problem === null || !('return_url' in problem)) {
+    return null;
+  }
+  return typeof problem.return_url === 'string' ? problem.return_url : null;
+}

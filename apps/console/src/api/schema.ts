@@ -1370,7 +1370,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
-      /** @description The link is invalid, already used or expired. */
+      /** @description The link is invalid, already used or expired; for a link that was minted with a return_url, the problem carries it as `return_url`. */
       401: {
         headers: {
           [name: string]: unknown;

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/api-client';
 import { ApiFailure, failureOf } from '../api/api-failure';
-import type { FailureMessage } from '../api/problem-message';
+import { returnUrlOfProblem, type FailureMessage } from '../api/problem-message';
 import type { ConsoleClientConfig } from '../auth/console-client-config';
 import { completeSignIn, loadConsoleClientConfig, SignInRefused } from '../auth/sign-in-flow';
 import { navigate } from '../router/navigation';
@@ -22,7 +22,7 @@ async function startPortalSession(
   token: string | null,
 ): Promise<void> {
   if (!token) {
-    session.set({ status: 'link-failed', failure: PORTAL_LINK_REFUSED });
+    session.set({ status: 'link-failed', failure: PORTAL_LINK_REFUSED, returnUrl: null });
     return;
   }
   session.set({ status: 'starting', activity: 'Opening the console link' });
@@ -36,6 +36,8 @@ async function startPortalSession(
     session.set({
       status: 'link-failed',
       failure: refused ? PORTAL_LINK_REFUSED : failureOf(error),
+      // A used or expired link's problem names where the platform wants its users back.
+      returnUrl: refused ? returnUrlOfProblem(error.problem) : null,
     });
   }
 }

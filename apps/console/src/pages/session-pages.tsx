@@ -116,11 +116,18 @@ export function SignedOutOfPortalPage({ returnUrl }: { returnUrl: string | null 
   );
 }
 
-export function LinkFailedPage({ failure }: { failure: FailureMessage }) {
+export function LinkFailedPage({
+  failure,
+  returnUrl,
+}: {
+  failure: FailureMessage;
+  returnUrl: string | null;
+}) {
   return (
     <Plain>
       <h1>This console link cannot be opened</h1>
       <FailureNotice failure={failure} />
+      <ReturnLink returnUrl={returnUrl} />
     </Plain>
   );
 }

@@ -25,4 +25,4 @@ export type ConsoleState =
   | { status: 'signed-in'; session: SessionView }
   | { status: 'expired'; kind: 'portal' | 'user'; returnUrl: string | null }
   | { status: 'ended'; kind: 'portal'; returnUrl: string | null }
-  | { status: 'link-failed'; failure: FailureMessage };
+  | { status: 'link-failed'; failure: FailureMessage; returnUrl: string | null };

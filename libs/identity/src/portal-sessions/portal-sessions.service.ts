@@ -148,6 +148,18 @@ export class PortalSessionsService {
     };
   }
 
+  /** The return URL a link was minted with, used or expired or not; null for an unknown link. */
+  async returnUrlOfLink(linkToken: string): Promise<string | null> {
+    if (!isPortalLinkToken(linkToken)) {
+      return null;
+    }
+    const [row] = await this.dataSource.query<{ return_url: string | null }[]>(
+      'SELECT return_url FROM portal_links WHERE token_hash = $1',
+      [hashPortalToken(linkToken)],
+    );
+    return row?.return_url ?? null;
+  }
+
   /** The principal for a presented session token, or null for a malformed, unknown, ended or expired one. */
   async authenticate(presented: string): Promise<Principal | null> {
     if (!isPortalSessionToken(presented)) {
