@@ -150,7 +150,7 @@ export async function signInThroughConsole(
   page: Page,
   bed: ConsoleTestBed,
   user: TestUser,
-  onSignInPage: (page: Page) => Promise<void> = async () => undefined,
+  onSignInPage: (page: Page) => Promise<void> = () => Promise.resolve(),
 ): Promise<void> {
   await page.goto(bed.consoleUrl);
   await page.getByRole('button', { name: /sign in/i }).click();
