@@ -6,6 +6,7 @@ import {
 } from '../../apps/api/src/delivery-log/attempt-scan';
 import { DeliveryLogService } from '../../apps/api/src/delivery-log/delivery-log.service';
 import { http, RunningApi, startApi } from '../support';
+import { nodesOf, partitionsOf, planOf, SMALL_PARTITION_PAGES } from '../support/query-plans';
 
 /**
  * GET /v1/webhooks/{id}/attempts?from=&to=&event_type= (issue 31, ADR 0043): filters of the
@@ -18,17 +19,6 @@ interface Seeded {
   eventType?: string;
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-/** Pages (8 KB each) up to which a Seq Scan of a partition is the cheaper, bounded read. */
-const SMALL_PARTITION_PAGES = 16;
 const MINUTE = 60_000;
 
 describe('attempt filters', () => {
@@ -317,11 +307,7 @@ describe('attempt filters', () => {
     );
     await api.dataSource.query('ANALYZE delivery_attempts');
     await api.dataSource.query('ANALYZE deliveries');
-    const partitions = await api.dataSource.query<{ name: string; pages: number }[]>(
-      `SELECT c.relname AS name, c.relpages AS pages FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent IN ('delivery_attempts'::regclass, 'deliveries'::regclass)`,
-    );
+    const partitions = await partitionsOf(api.dataSource, 'delivery_attempts', 'deliveries');
     const small = new Set(
       partitions.filter((p) => p.pages <= SMALL_PARTITION_PAGES).map((p) => p.name),
     );
@@ -351,15 +337,8 @@ describe('attempt filters', () => {
       ],
     ];
     for (const [statement, { sql, parameters }, attemptIndex] of plans) {
-      const [
-        {
-          'QUERY PLAN': [plan],
-        },
-      ] = await api.dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
-        `EXPLAIN (FORMAT JSON) ${sql}`,
-        parameters,
-      );
-      const nodes = nodesOf(plan.Plan);
+      const plan = await planOf(api.dataSource, sql, parameters);
+      const nodes = nodesOf(plan);
       if (statement !== 'range') {
         // The walk stops after its budget: never a sort of the endpoint's attempts.
         expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');

@@ -1,20 +1,9 @@
 import { ApiKeysService } from '@svc/identity';
 import { ENDPOINT_HEALTH_SQL } from '../../apps/api/src/endpoint-stats/endpoint-health';
 import { http, RunningApi, startApi } from '../support';
+import { nodesOf, partitionsOf, planOf, SMALL_PARTITION_PAGES } from '../support/query-plans';
 
 const HOUR = 3_600_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-/** Pages (8 KB each) up to which a Seq Scan of a partition is the cheaper, bounded read. */
-const SMALL_PARTITION_PAGES = 16;
 
 /**
  * `GET /v1/webhooks?include=health` (issue 31, ADR 0042): each endpoint of a page with its last
@@ -141,23 +130,17 @@ describe('the endpoints list with their health', () => {
       [tenantId, endpointId],
     );
     await api.dataSource.query('ANALYZE delivery_attempts');
-    const partitions = await api.dataSource.query<{ name: string; pages: number }[]>(
-      `SELECT c.relname AS name, c.relpages AS pages FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'delivery_attempts'::regclass`,
-    );
+    const partitions = await partitionsOf(api.dataSource, 'delivery_attempts');
     const small = new Set(
       partitions.filter((p) => p.pages <= SMALL_PARTITION_PAGES).map((p) => p.name),
     );
     expect(partitions.some((p) => p.pages > SMALL_PARTITION_PAGES)).toBe(true);
-    const [
-      {
-        'QUERY PLAN': [plan],
-      },
-    ] = await api.dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
-      `EXPLAIN (FORMAT JSON) ${ENDPOINT_HEALTH_SQL}`,
-      [[endpointId], new Date(Date.now() - 24 * HOUR), new Date(Date.now() + HOUR)],
-    );
-    const onAttempts = nodesOf(plan.Plan).filter(
+    const plan = await planOf(api.dataSource, ENDPOINT_HEALTH_SQL, [
+      [endpointId],
+      new Date(Date.now() - 24 * HOUR),
+      new Date(Date.now() + HOUR),
+    ]);
+    const onAttempts = nodesOf(plan).filter(
       (node) =>
         node['Relation Name']?.startsWith('delivery_attempts') ||
         node['Index Name']?.startsWith('delivery_attempts'),

@@ -1,6 +1,7 @@
 import { ApiKeysService } from '@svc/identity';
 import { ENDPOINT_STATS_SQL } from '../../apps/api/src/endpoint-stats/endpoint-stats.service';
 import { http, RunningApi, startApi } from '../support';
+import { nodesOf, partitionsOf, planOf, SMALL_PARTITION_PAGES } from '../support/query-plans';
 
 const HOUR = 3_600_000;
 
@@ -10,19 +11,7 @@ interface Attempt {
   latencyMs: number;
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
 /** GET /v1/webhooks/{id}/stats (issue 31, ADR 0042): an endpoint's attempts per hour. */
-/** Pages (8 KB each) up to which a Seq Scan of a partition is the cheaper, bounded read. */
-const SMALL_PARTITION_PAGES = 16;
-
 describe('endpoint stats', () => {
   let api: RunningApi;
   let tenantId: string;
@@ -292,10 +281,7 @@ describe('endpoint stats', () => {
       [tenantId],
     );
     await api.dataSource.query('ANALYZE delivery_attempts');
-    const partitions = await api.dataSource.query<{ name: string; pages: number }[]>(
-      `SELECT c.relname AS name, c.relpages AS pages FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'delivery_attempts'::regclass`,
-    );
+    const partitions = await partitionsOf(api.dataSource, 'delivery_attempts');
     // A partition of a few pages is read whole more cheaply than through any index, and its cost
     // is bounded by its size: PostgreSQL rightly picks a Seq Scan there (an empty one, or the
     // few attempts of the last minutes). Every larger partition is read by the index range.
@@ -307,15 +293,12 @@ describe('endpoint stats', () => {
     expect(holding.length).toBeGreaterThan(0);
     const hour = Math.floor(Date.now() / HOUR) * HOUR;
     for (const window of [24, 168]) {
-      const [
-        {
-          'QUERY PLAN': [plan],
-        },
-      ] = await api.dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
-        `EXPLAIN (FORMAT JSON) ${ENDPOINT_STATS_SQL}`,
-        [endpointId, new Date(hour + HOUR - window * HOUR), new Date(hour + HOUR)],
-      );
-      const nodes = nodesOf(plan.Plan);
+      const plan = await planOf(api.dataSource, ENDPOINT_STATS_SQL, [
+        endpointId,
+        new Date(hour + HOUR - window * HOUR),
+        new Date(hour + HOUR),
+      ]);
+      const nodes = nodesOf(plan);
       const onAttempts = nodes.filter(
         (node) =>
           node['Relation Name']?.startsWith('delivery_attempts') ||

@@ -5,26 +5,15 @@ import { ulid } from 'ulid';
 import { undeliveredStatement } from '../../apps/api/src/undelivered/undelivered.service';
 import { http, RunningApi, startApi } from '../support';
 import { attemptAgain, SeededOutcome, seedDeliveries } from '../support/delivery-seeds';
+import { nodesOf, partitionsOf, planOf, SMALL_PARTITION_PAGES } from '../support/query-plans';
 
 const SINCE = new Date('2026-03-01T00:00:00.000Z');
 const HOUR = 3_600_000;
-
-/** Pages (8 KB each) up to which a Seq Scan of a partition is the cheaper, bounded read. */
-const SMALL_PARTITION_PAGES = 16;
 
 interface Endpoint {
   tenantId: string;
   endpointId: string;
 }
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 /** Newest first, as the view orders: by the time in the delivery's id, then the id. */
 const newestFirst = (ids: string[]) => [...ids].sort().reverse();
@@ -302,11 +291,7 @@ describe('undelivered deliveries', () => {
     const small = new Set<string>();
     const holding: string[] = [];
     for (const table of ['deliveries', 'delivery_attempts']) {
-      const partitions = await api.dataSource.query<{ name: string; pages: number }[]>(
-        `SELECT c.relname AS name, c.relpages AS pages FROM pg_inherits i
-           JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
-        [table],
-      );
+      const partitions = await partitionsOf(api.dataSource, table);
       for (const partition of partitions) {
         if (partition.pages <= SMALL_PARTITION_PAGES) {
           small.add(partition.name);
@@ -332,15 +317,8 @@ describe('undelivered deliveries', () => {
         take: 21,
         ...filter,
       });
-      const [
-        {
-          'QUERY PLAN': [plan],
-        },
-      ] = await api.dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
-        `EXPLAIN (FORMAT JSON) ${sql}`,
-        parameters,
-      );
-      const nodes = nodesOf(plan.Plan);
+      const plan = await planOf(api.dataSource, sql, parameters);
+      const nodes = nodesOf(plan);
       const on = (table: string) =>
         nodes.filter(
           (node) =>
