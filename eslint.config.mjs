@@ -22,6 +22,7 @@ const DOMAIN_LIBS = new Set([
   'oauth',
   'secrets',
   'signing',
+  'signing-keys',
   'tenants',
   'webhook-endpoints',
   'webhook-receiver',

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   refreshToken: 'rtk',
   portalLink: 'pl',
   portalSession: 'ps',
+  webhookSigningKey: 'whk',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

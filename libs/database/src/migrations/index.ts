@@ -14,6 +14,7 @@ import { OpenIntakeLaneFunction1764000600000 } from './1764000600000-open-intake
 import { AttemptsByEndpointAndTime1764000750000 } from './1764000750000-attempts-by-endpoint-and-time';
 import { PortalSessions1764000800000 } from './1764000800000-portal-sessions';
 import { UndeliveredDeliveries1764000850000 } from './1764000850000-undelivered-deliveries';
+import { WebhookSigningKeys1764000900000 } from './1764000900000-webhook-signing-keys';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   AttemptsByEndpointAndTime1764000750000,
   PortalSessions1764000800000,
   UndeliveredDeliveries1764000850000,
+  WebhookSigningKeys1764000900000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
