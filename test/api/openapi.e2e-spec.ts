@@ -54,11 +54,13 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       '#/components/schemas/WebhookEndpointResponse',
     );
     const endpointSchema = document.components.schemas.WebhookEndpointResponse;
-    // The spec's five fields are always there; the extensions of issue 13 only when they apply.
+    // The spec's five fields and ADR 0044's signature_schemes are always there; the extensions
+    // of issue 13 only when they apply.
     expect([...endpointSchema.required].sort()).toEqual([
       'created_at',
       'events',
       'id',
+      'signature_schemes',
       'status',
       'url',
     ]);
@@ -68,6 +70,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       'id',
       'previous_secret_expires_at',
       'rate_limit_per_second',
+      'signature_schemes',
       'status',
       'url',
     ]);

@@ -10,3 +10,4 @@ export * from './event-catalogue';
 export * from './event-examples';
 export * from './envelope-text';
 export * from './console-client';
+export * from './signature-schemes';

@@ -37,10 +37,20 @@ describe('decideRegister', () => {
           secret_ciphertext: 'sealed-1',
           status: 'active',
           environment: 'test',
+          signature_schemes: ['hmac-sha256'],
           created_at: '2026-01-01T00:00:00.000Z',
         },
       },
     ]);
+  });
+
+  it('given signature schemes, when registered, then the event records them as given', () => {
+    const [event] = decideRegister(
+      { ...command, signatureSchemes: ['ed25519', 'hmac-sha256'] },
+      null,
+      now,
+    );
+    expect(event.data.signature_schemes).toEqual(['ed25519', 'hmac-sha256']);
   });
 
   it('given an endpoint with that id, when registered again, then nothing happens', () => {
@@ -70,6 +80,12 @@ describe('decideUpdate', () => {
 
     expect(event.data.changes).toEqual({ events: ['alert.*'] });
     expect(event.data.changes.events).not.toBe(events);
+  });
+
+  it('given an endpoint, when its signature schemes change, then only they are in the event', () => {
+    const [event] = decideUpdate({ signatureSchemes: ['ed25519'] }, endpoint(), now);
+
+    expect(event.data.changes).toEqual({ signature_schemes: ['ed25519'] });
   });
 });
 

@@ -1,4 +1,8 @@
-import type { EventSubscription } from '@svc/contracts';
+import {
+  DEFAULT_SIGNATURE_SCHEMES,
+  type EventSubscription,
+  type SignatureScheme,
+} from '@svc/contracts';
 import {
   ENDPOINT_EVENT_TYPES,
   EndpointDegradedEvent,
@@ -28,6 +32,8 @@ export interface RegisterEndpoint {
   secretCiphertext: string;
   environment: EndpointEnvironment;
   rateLimitPerSecond?: number | null;
+  /** Absent: the default, HMAC only. */
+  signatureSchemes?: readonly SignatureScheme[];
 }
 
 /** A new endpoint, active, at the URL as it will be delivered to. */
@@ -53,6 +59,8 @@ export function decideRegister(
         ...(command.rateLimitPerSecond != null && {
           rate_limit_per_second: command.rateLimitPerSecond,
         }),
+        // Always recorded, the default too, so the log says how the endpoint signed from the start.
+        signature_schemes: [...(command.signatureSchemes ?? DEFAULT_SIGNATURE_SCHEMES)],
         created_at: now.toISOString(),
       },
     },
@@ -65,6 +73,7 @@ export interface UpdateEndpoint {
   secretCiphertext?: string;
   /** null removes the limit. */
   rateLimitPerSecond?: number | null;
+  signatureSchemes?: readonly SignatureScheme[];
 }
 
 /** The fields given, and only those, change. */
@@ -86,6 +95,9 @@ export function decideUpdate(
           }),
           ...(command.rateLimitPerSecond !== undefined && {
             rate_limit_per_second: command.rateLimitPerSecond,
+          }),
+          ...(command.signatureSchemes !== undefined && {
+            signature_schemes: [...command.signatureSchemes],
           }),
         },
         updated_at: now.toISOString(),

@@ -1,4 +1,4 @@
-import type { EventSubscription } from '@svc/contracts';
+import type { EventSubscription, SignatureScheme } from '@svc/contracts';
 
 /** The events of a webhook endpoint's stream (stream id = endpoint id). */
 export const ENDPOINT_EVENT_TYPES = {
@@ -43,6 +43,8 @@ export interface EndpointRegistered {
   environment?: EndpointEnvironment;
   /** Deliveries per second across all engines (ADR 0028); absent or null: no limit. */
   rate_limit_per_second?: number | null;
+  /** How deliveries are signed (ADR 0044); absent in registrations recorded before it: HMAC only. */
+  signature_schemes?: SignatureScheme[];
   created_at: string;
 }
 
@@ -55,6 +57,7 @@ export interface EndpointUpdated {
     secret_ciphertext?: string;
     /** null removes the limit. */
     rate_limit_per_second?: number | null;
+    signature_schemes?: SignatureScheme[];
   };
   updated_at: string;
 }

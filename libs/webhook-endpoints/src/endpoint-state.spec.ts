@@ -18,6 +18,7 @@ describe('applyEndpointEvent', () => {
       status: 'active',
       environment: 'live',
       rateLimitPerSecond: null,
+      signatureSchemes: ['hmac-sha256'],
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       updatedAt: new Date('2026-01-01T00:00:00.000Z'),
       version: 1,
@@ -176,6 +177,30 @@ describe('applyEndpointEvent: rate limit (ADR 0028)', () => {
     });
     expect(applyEndpointEvent(limited, update({ rate_limit_per_second: null }), 2)).toMatchObject({
       rateLimitPerSecond: null,
+    });
+  });
+});
+
+describe('applyEndpointEvent: signature schemes (ADR 0044)', () => {
+  const update = (changes: { signature_schemes?: ('hmac-sha256' | 'ed25519')[]; url?: string }) =>
+    ({
+      type: ENDPOINT_EVENT_TYPES.updated,
+      data: { endpoint_id: 'wh_1', changes, updated_at: '2026-01-02T00:00:00.000Z' },
+    }) as EndpointEvent;
+
+  it('folds a registration recorded before the field to HMAC only', () => {
+    expect(registered.data).not.toHaveProperty('signature_schemes');
+    expect(fold([registered])).toMatchObject({ signatureSchemes: ['hmac-sha256'] });
+  });
+
+  it('keeps the registered schemes until an update names others', () => {
+    const both = fold([registeredEvent({ signature_schemes: ['ed25519', 'hmac-sha256'] })]);
+    expect(both).toMatchObject({ signatureSchemes: ['ed25519', 'hmac-sha256'] });
+    expect(applyEndpointEvent(both, update({ url: 'https://b.example/' }), 2)).toMatchObject({
+      signatureSchemes: ['ed25519', 'hmac-sha256'],
+    });
+    expect(applyEndpointEvent(both, update({ signature_schemes: ['ed25519'] }), 2)).toMatchObject({
+      signatureSchemes: ['ed25519'],
     });
   });
 });

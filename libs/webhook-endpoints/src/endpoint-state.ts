@@ -1,4 +1,8 @@
-import type { EventSubscription } from '@svc/contracts';
+import {
+  DEFAULT_SIGNATURE_SCHEMES,
+  type EventSubscription,
+  type SignatureScheme,
+} from '@svc/contracts';
 import {
   ENDPOINT_EVENT_TYPES,
   EndpointEnvironment,
@@ -20,6 +24,8 @@ export interface EndpointState {
   environment: EndpointEnvironment;
   /** Deliveries per second across all engines; null: no limit. */
   rateLimitPerSecond: number | null;
+  /** How deliveries are signed (ADR 0044): a non-empty subset of SIGNATURE_SCHEMES. */
+  signatureSchemes: SignatureScheme[];
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -49,6 +55,7 @@ export function applyEndpointEvent(
         status: data.status,
         environment: data.environment ?? 'live',
         rateLimitPerSecond: data.rate_limit_per_second ?? null,
+        signatureSchemes: data.signature_schemes ?? [...DEFAULT_SIGNATURE_SCHEMES],
         createdAt,
         updatedAt: createdAt,
         version,
@@ -58,7 +65,8 @@ export function applyEndpointEvent(
       if (!state) {
         return null;
       }
-      const { url, events, secret_ciphertext, rate_limit_per_second } = event.data.changes;
+      const { url, events, secret_ciphertext, rate_limit_per_second, signature_schemes } =
+        event.data.changes;
       return {
         ...state,
         url: url ?? state.url,
@@ -71,6 +79,7 @@ export function applyEndpointEvent(
         }),
         rateLimitPerSecond:
           rate_limit_per_second === undefined ? state.rateLimitPerSecond : rate_limit_per_second,
+        signatureSchemes: signature_schemes ?? state.signatureSchemes,
         updatedAt: new Date(event.data.updated_at),
         version,
       };

@@ -153,6 +153,7 @@ export function endpoint(id: string, tenantId: string): DirectoryEndpoint {
     secret: 'whsec_test',
     previousSecret: null,
     rateLimitPerSecond: null,
+    signatureSchemes: ['hmac-sha256'],
   };
 }
 

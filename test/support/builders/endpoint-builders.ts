@@ -20,6 +20,7 @@ export function endpointState(overrides: Partial<EndpointState> = {}): EndpointS
     status: 'active',
     environment: 'live',
     rateLimitPerSecond: null,
+    signatureSchemes: ['hmac-sha256'],
     createdAt: new Date('2025-12-01T00:00:00.000Z'),
     updatedAt: new Date('2025-12-01T00:00:00.000Z'),
     version: 1,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, ApiConfig } from '@svc/config';
-import { EventSubscription, isId, newId } from '@svc/contracts';
+import { EventSubscription, isId, newId, SignatureScheme } from '@svc/contracts';
 import { StreamVersionConflictError } from '@svc/event-store';
 import { decodeCursor, Page, problems, toPage } from '@svc/http';
 import type { Principal } from '@svc/identity';
@@ -65,6 +65,8 @@ export interface RegisterCommand {
   secret: string;
   /** Absent or null: no limit. */
   rate_limit_per_second?: number | null;
+  /** Absent: HMAC only. */
+  signature_schemes?: SignatureScheme[];
 }
 
 /**
@@ -96,6 +98,7 @@ export class WebhookEndpointsService {
       secretCiphertext: this.cipher.encrypt(command.secret, id),
       environment: environmentOf(context.principal),
       rateLimitPerSecond: command.rate_limit_per_second ?? null,
+      signatureSchemes: command.signature_schemes,
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
       const change = await changeEndpoint(
@@ -119,12 +122,14 @@ export class WebhookEndpointsService {
       changes.url === undefined &&
       changes.events === undefined &&
       changes.secret === undefined &&
-      changes.rate_limit_per_second === undefined
+      changes.rate_limit_per_second === undefined &&
+      changes.signature_schemes === undefined
     ) {
       throw problems.invalidRequest([
         {
           field: '(body)',
-          detail: 'name at least one of url, events, secret, rate_limit_per_second',
+          detail:
+            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes',
         },
       ]);
     }
@@ -139,6 +144,8 @@ export class WebhookEndpointsService {
               ? undefined
               : this.cipher.encrypt(changes.secret, current.id),
           rateLimitPerSecond: changes.rate_limit_per_second,
+          // Checked by enforceRules above: only known schemes get this far.
+          signatureSchemes: changes.signature_schemes as readonly SignatureScheme[] | undefined,
         },
         current,
         new Date(),

@@ -39,6 +39,22 @@ describe('EndpointDirectory', () => {
     ]);
   });
 
+  it('carries the schemes each endpoint signs with, as the projection holds them (ADR 0044)', async () => {
+    const db = stubDataSource();
+    const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
+    const found = directory.subscribers('ten_1', 'alert.created');
+    db.answer([
+      { ...row('wh_hmac', ['alert.*']), signatureSchemes: ['hmac-sha256'] },
+      { ...row('wh_both', ['alert.*']), signatureSchemes: ['hmac-sha256', 'ed25519'] },
+      { ...row('wh_ed', ['alert.*']), signatureSchemes: ['ed25519'] },
+    ]);
+    expect((await found).map((e) => [e.id, e.signatureSchemes])).toEqual([
+      ['wh_hmac', ['hmac-sha256']],
+      ['wh_both', ['hmac-sha256', 'ed25519']],
+      ['wh_ed', ['ed25519']],
+    ]);
+  });
+
   it("gives platform events only the tenant's live endpoints, and an operational event its endpoint's environment (ADR 0018, 0030)", async () => {
     const db = stubDataSource();
     const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
@@ -109,6 +125,7 @@ describe('signingSecretsOf (ADR 0026)', () => {
     previousSecret: null,
     status: 'active',
     rateLimitPerSecond: null,
+    signatureSchemes: ['hmac-sha256'],
     environment: 'live',
     ...overrides,
   });

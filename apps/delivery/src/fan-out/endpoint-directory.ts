@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { subscriptionMatches } from '@svc/contracts';
+import { type SignatureScheme, subscriptionMatches } from '@svc/contracts';
 import { SecretCipher } from '@svc/secrets';
 import { EndpointEnvironment, EndpointStatus, WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
@@ -21,6 +21,11 @@ export interface DirectoryEndpoint {
   status: EndpointStatus;
   /** Deliveries per second across all engines (ADR 0028); null: no limit. */
   rateLimitPerSecond: number | null;
+  /**
+   * Which signatures a delivery carries (ADR 0044): `hmac-sha256` with the secrets above,
+   * `ed25519` with the deployment's signing keys; never empty.
+   */
+  signatureSchemes: readonly SignatureScheme[];
   /** Only the events of its environment reach it (ADR 0018, 0030). */
   environment: EndpointEnvironment;
 }
@@ -150,6 +155,7 @@ export class EndpointDirectory {
       previousSecret: this.previousSecretOf(row),
       status: row.status,
       rateLimitPerSecond: row.rateLimitPerSecond,
+      signatureSchemes: row.signatureSchemes,
       environment: row.environment,
     };
   }

@@ -15,6 +15,7 @@ import { AttemptsByEndpointAndTime1764000750000 } from './1764000750000-attempts
 import { PortalSessions1764000800000 } from './1764000800000-portal-sessions';
 import { UndeliveredDeliveries1764000850000 } from './1764000850000-undelivered-deliveries';
 import { WebhookSigningKeys1764000900000 } from './1764000900000-webhook-signing-keys';
+import { EndpointSignatureSchemes1764000950000 } from './1764000950000-endpoint-signature-schemes';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   PortalSessions1764000800000,
   UndeliveredDeliveries1764000850000,
   WebhookSigningKeys1764000900000,
+  EndpointSignatureSchemes1764000950000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

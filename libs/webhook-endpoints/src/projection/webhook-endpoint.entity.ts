@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { EventSubscription } from '@svc/contracts';
+import type { EventSubscription, SignatureScheme } from '@svc/contracts';
 import type { EndpointEnvironment, EndpointStatus } from '../endpoint-events';
 import type { EndpointState } from '../endpoint-state';
 
@@ -37,6 +37,15 @@ export class WebhookEndpointRecord implements EndpointState {
 
   @Column({ name: 'rate_limit_per_second', type: 'integer', nullable: true })
   rateLimitPerSecond!: number | null;
+
+  /** ADR 0044; `{hmac-sha256}` for endpoints registered before it, as their events fold. */
+  @Column({
+    name: 'signature_schemes',
+    type: 'text',
+    array: true,
+    default: () => "'{hmac-sha256}'",
+  })
+  signatureSchemes!: SignatureScheme[];
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

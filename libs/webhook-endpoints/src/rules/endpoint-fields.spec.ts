@@ -2,6 +2,7 @@ import {
   checkEndpointFields,
   checkRateLimit,
   checkSecret,
+  checkSignatureSchemes,
   checkSubscriptions,
 } from './endpoint-fields';
 import { PrivateNetworkAllowList } from './endpoint-url';
@@ -66,6 +67,35 @@ describe('checkRateLimit', () => {
     const [violation] = checkRateLimit(perSecond);
     expect(violation.field).toBe('rate_limit_per_second');
     expect(violation.detail).toMatch(reason);
+  });
+});
+
+describe('checkSignatureSchemes', () => {
+  it.each([[['hmac-sha256']], [['ed25519']], [['ed25519', 'hmac-sha256']]])(
+    'accepts %j',
+    (schemes) => {
+      expect(checkSignatureSchemes(schemes)).toEqual([]);
+    },
+  );
+
+  it.each([
+    [[], /at least one/],
+    [['rsa'], /unknown signature schemes: rsa; known: hmac-sha256, ed25519/],
+    [['HMAC-SHA256'], /unknown signature schemes: HMAC-SHA256/],
+    [['ed25519', 'ed25519'], /repeated signature schemes: ed25519/],
+    [[7], /unknown signature schemes: 7/],
+  ])('refuses %j, naming the field', (schemes, detail) => {
+    expect(checkSignatureSchemes(schemes)).toEqual([
+      { field: 'signature_schemes', detail: expect.stringMatching(detail) },
+    ]);
+  });
+
+  it('is checked by checkEndpointFields only when present', () => {
+    const none = new PrivateNetworkAllowList([]);
+    expect(checkEndpointFields({}, none)).toEqual([]);
+    expect(checkEndpointFields({ signature_schemes: [] }, none)).toEqual([
+      { field: 'signature_schemes', detail: expect.stringMatching(/at least one/) },
+    ]);
   });
 });
 

@@ -1,4 +1,9 @@
-import { EVENT_SUBSCRIPTIONS, isEventSubscription } from '@svc/contracts';
+import {
+  EVENT_SUBSCRIPTIONS,
+  isEventSubscription,
+  isSignatureScheme,
+  SIGNATURE_SCHEMES,
+} from '@svc/contracts';
 import { checkEndpointUrl, PrivateNetworkAllowList } from './endpoint-url';
 import { RuleViolation } from './rule-violation';
 
@@ -67,12 +72,36 @@ export function checkRateLimit(perSecond: number): RuleViolation[] {
   return [];
 }
 
+/** Signature schemes (ADR 0044): non-empty, no repeats, each a known scheme. */
+export function checkSignatureSchemes(schemes: readonly unknown[]): RuleViolation[] {
+  if (schemes.length === 0) {
+    return [{ field: 'signature_schemes', detail: 'must name at least one signature scheme' }];
+  }
+  const violations: RuleViolation[] = [];
+  const unknown = schemes.filter((name) => !isSignatureScheme(name));
+  if (unknown.length > 0) {
+    violations.push({
+      field: 'signature_schemes',
+      detail: `unknown signature schemes: ${unknown.map(String).join(', ')}; known: ${SIGNATURE_SCHEMES.join(', ')}`,
+    });
+  }
+  const repeated = schemes.filter((name, index) => schemes.indexOf(name) !== index);
+  if (repeated.length > 0) {
+    violations.push({
+      field: 'signature_schemes',
+      detail: `repeated signature schemes: ${[...new Set(repeated.map(String))].join(', ')}`,
+    });
+  }
+  return violations;
+}
+
 export interface EndpointFields {
   url?: string;
   events?: readonly string[];
   secret?: string;
   /** null: no limit. */
   rate_limit_per_second?: number | null;
+  signature_schemes?: readonly string[];
 }
 
 /** Every rule on the fields present; the caller decides which fields are required. */
@@ -95,6 +124,9 @@ export function checkEndpointFields(
   }
   if (fields.rate_limit_per_second != null) {
     violations.push(...checkRateLimit(fields.rate_limit_per_second));
+  }
+  if (fields.signature_schemes !== undefined) {
+    violations.push(...checkSignatureSchemes(fields.signature_schemes));
   }
   return violations;
 }

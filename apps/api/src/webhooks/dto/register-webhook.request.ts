@@ -1,5 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_SUBSCRIPTIONS, type EventSubscription } from '@svc/contracts';
+import {
+  DEFAULT_SIGNATURE_SCHEMES,
+  EVENT_SUBSCRIPTIONS,
+  type EventSubscription,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+} from '@svc/contracts';
 import {
   ENDPOINT_URL_MAX_LENGTH,
   RATE_LIMIT_MAX_PER_SECOND,
@@ -25,6 +31,20 @@ export const RATE_LIMIT_PROPERTY = {
   example: 50,
 } as const;
 export const RATE_LIMIT_SHAPE = { message: 'must be a number of deliveries per second, or null' };
+
+/** The signature schemes' documentation, shared by registration, update and the answers. */
+export const SIGNATURE_SCHEMES_PROPERTY = {
+  type: [String] as [StringConstructor],
+  enum: [...SIGNATURE_SCHEMES],
+  minItems: 1,
+  maxItems: SIGNATURE_SCHEMES.length,
+  uniqueItems: true,
+  description:
+    "How deliveries are signed (ADR 0044). `hmac-sha256`: X-SVC-Signature-256 and the `v1,` entries of webhook-signature, with the endpoint's secret. `ed25519`: the `v1a,` entries of webhook-signature, verifiable with the public keys at /.well-known/webhook-signing-keys.json. Both while a receiver migrates.",
+  example: ['hmac-sha256', 'ed25519'],
+};
+/** More entries than this cannot be a subset without repeats; the rules say which are wrong. */
+export const SIGNATURE_SCHEMES_MAX_ENTRIES = 16;
 
 /** Only the shape is checked here; the rules on the values live in @svc/webhook-endpoints. */
 export class RegisterWebhookRequest {
@@ -73,4 +93,20 @@ export class RegisterWebhookRequest {
   @ValidateIf((_: unknown, value: unknown) => value !== undefined && value !== null)
   @IsNumber({ allowNaN: false, allowInfinity: false }, RATE_LIMIT_SHAPE)
   rate_limit_per_second?: number | null;
+
+  @ApiPropertyOptional({
+    ...SIGNATURE_SCHEMES_PROPERTY,
+    default: [...DEFAULT_SIGNATURE_SCHEMES],
+    description: `${SIGNATURE_SCHEMES_PROPERTY.description} Absent: ["hmac-sha256"].`,
+  })
+  // Absent means the default; null is refused, naming the field. Only the shape is checked here:
+  // emptiness, unknown names and repeats are checkSignatureSchemes's.
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
+  @ArrayMaxSize(SIGNATURE_SCHEMES_MAX_ENTRIES, {
+    message: 'has more entries than there are schemes',
+  })
+  @IsString({ each: true, message: 'must contain only strings' })
+  @IsArray({ message: 'must be an array of signature scheme names' })
+  @IsDefined({ message: 'must not be null; leave the field out for the default' })
+  signature_schemes?: SignatureScheme[];
 }

@@ -1,12 +1,17 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_SUBSCRIPTIONS, type EventSubscription } from '@svc/contracts';
+import { EVENT_SUBSCRIPTIONS, type EventSubscription, type SignatureScheme } from '@svc/contracts';
 import {
   ENDPOINT_URL_MAX_LENGTH,
   SECRET_MAX_LENGTH,
   SECRET_MIN_LENGTH,
 } from '@svc/webhook-endpoints';
 import { ArrayMaxSize, IsArray, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
-import { RATE_LIMIT_PROPERTY, RATE_LIMIT_SHAPE } from './register-webhook.request';
+import {
+  RATE_LIMIT_PROPERTY,
+  RATE_LIMIT_SHAPE,
+  SIGNATURE_SCHEMES_MAX_ENTRIES,
+  SIGNATURE_SCHEMES_PROPERTY,
+} from './register-webhook.request';
 
 /**
  * Absent means "keep"; null is not a value of these fields and is refused, naming the field
@@ -60,4 +65,17 @@ export class UpdateWebhookRequest {
   @ValidateIf((_: unknown, value: unknown) => value !== undefined && value !== null)
   @IsNumber({ allowNaN: false, allowInfinity: false }, RATE_LIMIT_SHAPE)
   rate_limit_per_second?: number | null;
+
+  @ApiPropertyOptional({
+    ...SIGNATURE_SCHEMES_PROPERTY,
+    description: `${SIGNATURE_SCHEMES_PROPERTY.description} Absent keeps the current ones.`,
+  })
+  @IfPresent()
+  @ArrayMaxSize(SIGNATURE_SCHEMES_MAX_ENTRIES, {
+    message: 'has more entries than there are schemes',
+  })
+  @IsString({ each: true, message: 'must contain only strings' })
+  @IsArray({ message: 'must be an array of signature scheme names' })
+  @IsDefined(NOT_NULL)
+  signature_schemes?: SignatureScheme[];
 }

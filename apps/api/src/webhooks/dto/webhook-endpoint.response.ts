@@ -1,5 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_SUBSCRIPTIONS, type EventSubscription } from '@svc/contracts';
+import {
+  EVENT_SUBSCRIPTIONS,
+  type EventSubscription,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+} from '@svc/contracts';
 import { PageQuery } from '@svc/http';
 import type { EndpointState, EndpointStatus } from '@svc/webhook-endpoints';
 import { IsIn, IsOptional } from 'class-validator';
@@ -42,6 +47,17 @@ export class WebhookEndpointResponse {
   })
   rate_limit_per_second?: number;
 
+  @ApiProperty({
+    type: [String],
+    enum: SIGNATURE_SCHEMES,
+    minItems: 1,
+    uniqueItems: true,
+    description:
+      'How deliveries are signed (ADR 0044): `hmac-sha256` with the secret (X-SVC-Signature-256 and `v1,` entries), `ed25519` with the keys at /.well-known/webhook-signing-keys.json (`v1a,` entries). ["hmac-sha256"] for endpoints registered without a choice.',
+    example: ['hmac-sha256'],
+  })
+  signature_schemes!: SignatureScheme[];
+
   static of(this: void, endpoint: EndpointState): WebhookEndpointResponse {
     return {
       id: endpoint.id,
@@ -49,6 +65,7 @@ export class WebhookEndpointResponse {
       events: endpoint.events,
       status: endpoint.status,
       created_at: endpoint.createdAt.toISOString(),
+      signature_schemes: endpoint.signatureSchemes,
       // Left out, not null, when no overlap runs, so a registration answers exactly spec 4.1.
       ...(endpoint.previousSecretExpiresAt &&
         endpoint.previousSecretExpiresAt.getTime() > Date.now() && {
