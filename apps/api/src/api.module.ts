@@ -22,6 +22,7 @@ import {
   REPLAY_OPTIONS,
   replayOptionsOf,
 } from './replay/delivery-replay.service';
+import { SigningKeysModule } from './signing-keys/signing-keys.module';
 import { TenantsController } from './tenants/tenants.controller';
 import { UndeliveredController } from './undelivered/undelivered.controller';
 import { UndeliveredService } from './undelivered/undelivered.service';
@@ -56,6 +57,7 @@ export class ApiModule {
           },
         }),
         WebhooksModule,
+        SigningKeysModule,
       ],
       controllers: [
         TenantsController,
