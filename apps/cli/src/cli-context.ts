@@ -1,4 +1,10 @@
-import { CliConfig, loadCliConfig, loadNatsConfig } from '@svc/config';
+import {
+  CliConfig,
+  CliSecretsConfig,
+  loadCliConfig,
+  loadCliSecretsConfig,
+  loadNatsConfig,
+} from '@svc/config';
 import { openDataSource } from '@svc/database';
 import { LocalStackFile, localDataDir, readLocalStackFile } from '@svc/local-development';
 import { DataSource } from 'typeorm';
@@ -65,6 +71,11 @@ function cliEnv(io: CliIo): NodeJS.ProcessEnv {
 /** The database and retention settings (DATABASE_URL, DELIVERY_DATA_*): nothing of the apps'. */
 export function cliConfig(io: CliIo): CliConfig {
   return loadCliConfig(cliEnv(io));
+}
+
+/** For commands that seal or open secrets: the database and the encryption keys. */
+export function cliSecretsConfig(io: CliIo): CliSecretsConfig {
+  return loadCliSecretsConfig(cliEnv(io));
 }
 
 /** For commands that talk only to NATS, so that they need no DATABASE_URL. */

@@ -8,6 +8,7 @@ import { migrateCommand } from './commands/migrate.command';
 import { oauthClientsCommand } from './commands/oauth-clients.command';
 import { projectionsCommand } from './commands/projections.command';
 import { retentionCommand } from './commands/retention.command';
+import { signingKeysCommand } from './commands/signing-keys.command';
 import { tenantsCommand } from './commands/tenants.command';
 import { usersCommand } from './commands/users.command';
 
@@ -30,6 +31,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     oauthClientsCommand,
     projectionsCommand,
     retentionCommand,
+    signingKeysCommand,
     eventsCommand,
     listenCommand,
   ]) {

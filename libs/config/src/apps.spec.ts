@@ -2,6 +2,7 @@ import {
   loadApiConfig,
   loadAuthConfig,
   loadCliConfig,
+  loadCliSecretsConfig,
   loadDeliveryConfig,
   loadNatsConfig,
 } from './apps';
@@ -129,6 +130,25 @@ describe('each app loads only its own sections', () => {
     expect(loadNatsConfig({ NATS_SUBJECT_ROOT: 'staging.svc', DATABASE_URL: 'mysql://x' })).toEqual(
       { nats: { servers: ['nats://127.0.0.1:4222'] }, subjectRoot: 'staging.svc' },
     );
+  });
+
+  it("the CLI's key commands: the database and the encryption keys, required in production", () => {
+    const config = loadCliSecretsConfig({
+      DATABASE_URL,
+      SECRET_ENCRYPTION_KEY: PRODUCTION_KEY,
+      ...BAD.api,
+      ...BAD.delivery,
+    });
+    expect(Object.keys(config).sort()).toEqual(['database', 'nodeEnv', 'secrets']);
+    expect(config.secrets).toEqual({
+      encryptionKeys: [PRODUCTION_KEY],
+      usingDevelopmentKey: false,
+    });
+    expect(() => loadCliSecretsConfig({ DATABASE_URL, NODE_ENV: 'production' })).toThrow(
+      /SECRET_ENCRYPTION_KEY: is required when NODE_ENV=production/,
+    );
+    // The other commands still run in production without it.
+    expect(() => loadCliConfig({ DATABASE_URL, NODE_ENV: 'production' })).not.toThrow();
   });
 
   it('the whole configuration is every app at once, and so fails on any of their bad values', () => {

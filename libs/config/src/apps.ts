@@ -81,12 +81,20 @@ export const CLI_SECTIONS = [runtime, database, retention] as const;
 /** The admin CLI's NATS commands (`svc events publish`): no database, no keys. */
 export const CLI_NATS_SECTIONS = [runtime, nats, subjects] as const;
 
+/**
+ * The admin CLI's commands that seal secrets (`svc signing-keys`): the database and the
+ * encryption keys. Apart from CLI_SECTIONS, so that `svc migrate` and the others still run in
+ * production without SECRET_ENCRYPTION_KEY.
+ */
+export const CLI_SECRETS_SECTIONS = [runtime, database, secrets] as const;
+
 export type ApiConfig = ConfigOf<typeof API_SECTIONS>;
 export type AuthAppConfig = ConfigOf<typeof AUTH_SECTIONS>;
 /** The sections the delivery engine reads. */
 export type DeliveryAppConfig = ConfigOf<typeof DELIVERY_SECTIONS>;
 export type CliConfig = ConfigOf<typeof CLI_SECTIONS>;
 export type CliNatsConfig = ConfigOf<typeof CLI_NATS_SECTIONS>;
+export type CliSecretsConfig = ConfigOf<typeof CLI_SECRETS_SECTIONS>;
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =>
   loadSections(API_SECTIONS, env);
@@ -99,6 +107,9 @@ export const loadDeliveryConfig = (env: NodeJS.ProcessEnv = process.env): Delive
 
 export const loadCliConfig = (env: NodeJS.ProcessEnv = process.env): CliConfig =>
   loadSections(CLI_SECTIONS, env);
+
+export const loadCliSecretsConfig = (env: NodeJS.ProcessEnv = process.env): CliSecretsConfig =>
+  loadSections(CLI_SECRETS_SECTIONS, env);
 
 /** Only what a NATS publisher needs (`svc events publish`): no database, no keys. */
 export function loadNatsConfig(env: NodeJS.ProcessEnv = process.env): {
@@ -114,6 +125,6 @@ export const READERS: ReadonlyArray<{ reader: string; sections: readonly Section
   { reader: 'api', sections: API_SECTIONS },
   { reader: 'auth', sections: AUTH_SECTIONS },
   { reader: 'delivery', sections: DELIVERY_SECTIONS },
-  { reader: 'cli', sections: [...CLI_SECTIONS, ...CLI_NATS_SECTIONS] },
+  { reader: 'cli', sections: [...CLI_SECTIONS, ...CLI_NATS_SECTIONS, ...CLI_SECRETS_SECTIONS] },
   { reader: 'npm start', sections: [localStack] },
 ];
