@@ -198,7 +198,7 @@ describe('the console with assistive technology and the keyboard alone, in Chrom
     const page = await openConsole(`endpoints/${endpoint.id}`);
     for (const action of [
       'Send a test event',
-      'Edit events and rate limit',
+      'Edit events, rate limit and signatures',
       'Rotate the secret',
       'Replay a time range',
       'Recover',

@@ -80,6 +80,10 @@ describe('the console, the whole story of a developer in a browser', () => {
     const endpointUrl = `${receiver.url}/hooks/story`;
     await page.getByLabel('URL', { exact: true }).fill(endpointUrl);
     await page.getByLabel('Every alert event (alert.*), including future ones').check();
+    // HMAC is ticked by default; Ed25519 beside it, as a receiver migrating would choose.
+    const schemes = page.getByRole('group', { name: 'Signature schemes' });
+    expect(await schemes.getByLabel(/^HMAC-SHA256/).isChecked()).toBe(true);
+    await schemes.getByLabel(/^Ed25519/).check();
     await screenshot('register');
     await page.getByRole('button', { name: 'Register the endpoint' }).click();
     await page.getByRole('heading', { name: 'Step 2 of 2: send a test event' }).waitFor();
@@ -90,6 +94,7 @@ describe('the console, the whole story of a developer in a browser', () => {
     const event = await bed.stack.publish(tenant.tenantId, 'alert.created');
     await receiver.waitForRequests(2);
     await waitForAttemptShowing(endpointUrl, event.id);
+    expect(await page.getByText('HMAC-SHA256, Ed25519', { exact: true }).count()).toBe(1);
     await screenshot('endpoint');
   }, 60_000);
 

@@ -12,3 +12,4 @@ export type EndpointStats = Schemas['EndpointStatsResponse'];
 export type StatsBucket = Schemas['StatsBucket'];
 export type EndpointStatus = Endpoint['status'];
 export type EventSubscription = Schemas['RegisterWebhookRequest']['events'][number];
+export type SignatureScheme = Endpoint['signature_schemes'][number];

@@ -593,6 +593,17 @@ export interface components {
        * @example 50
        */
       rate_limit_per_second?: number | null;
+      /**
+       * @description How deliveries are signed (ADR 0044). `hmac-sha256`: X-SVC-Signature-256 and the `v1,` entries of webhook-signature, with the endpoint's secret. `ed25519`: the `v1a,` entries of webhook-signature, verifiable with the public keys at /.well-known/webhook-signing-keys.json. Both while a receiver migrates. Absent: ["hmac-sha256"].
+       * @default [
+       *       "hmac-sha256"
+       *     ]
+       * @example [
+       *       "hmac-sha256",
+       *       "ed25519"
+       *     ]
+       */
+      signature_schemes: ('hmac-sha256' | 'ed25519')[];
     };
     WebhookEndpointResponse: {
       /** @example wh_01jd8x3q9v7k2m4n6p8r0s2t4w */
@@ -637,6 +648,13 @@ export interface components {
       previous_secret_expires_at?: string;
       /** @description Present only while a rate limit is set: at most this many deliveries per second to the endpoint, across all delivery engines (ADR 0028). */
       rate_limit_per_second?: number;
+      /**
+       * @description How deliveries are signed (ADR 0044): `hmac-sha256` with the secret (X-SVC-Signature-256 and `v1,` entries), `ed25519` with the keys at /.well-known/webhook-signing-keys.json (`v1a,` entries). ["hmac-sha256"] for endpoints registered without a choice.
+       * @example [
+       *       "hmac-sha256"
+       *     ]
+       */
+      signature_schemes: ('hmac-sha256' | 'ed25519')[];
     };
     EndpointHealth: {
       /**
@@ -707,6 +725,13 @@ export interface components {
       previous_secret_expires_at?: string;
       /** @description Present only while a rate limit is set: at most this many deliveries per second to the endpoint, across all delivery engines (ADR 0028). */
       rate_limit_per_second?: number;
+      /**
+       * @description How deliveries are signed (ADR 0044): `hmac-sha256` with the secret (X-SVC-Signature-256 and `v1,` entries), `ed25519` with the keys at /.well-known/webhook-signing-keys.json (`v1a,` entries). ["hmac-sha256"] for endpoints registered without a choice.
+       * @example [
+       *       "hmac-sha256"
+       *     ]
+       */
+      signature_schemes: ('hmac-sha256' | 'ed25519')[];
       /** @description With `include=health` only. */
       health?: components['schemas']['EndpointHealth'];
     };
@@ -747,6 +772,14 @@ export interface components {
        * @example 50
        */
       rate_limit_per_second?: number | null;
+      /**
+       * @description How deliveries are signed (ADR 0044). `hmac-sha256`: X-SVC-Signature-256 and the `v1,` entries of webhook-signature, with the endpoint's secret. `ed25519`: the `v1a,` entries of webhook-signature, verifiable with the public keys at /.well-known/webhook-signing-keys.json. Both while a receiver migrates. Absent keeps the current ones.
+       * @example [
+       *       "hmac-sha256",
+       *       "ed25519"
+       *     ]
+       */
+      signature_schemes?: ('hmac-sha256' | 'ed25519')[];
     };
     RecoverWebhookRequest: {
       /**

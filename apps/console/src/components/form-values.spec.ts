@@ -1,5 +1,5 @@
 import { ApiFailure } from '../api/api-failure';
-import { rateLimitFromField, requiredInstant } from './form-values';
+import { rateLimitFromField, requiredInstant, signatureSchemesFromField } from './form-values';
 
 describe('form values checked before sending', () => {
   it('reads the rate limit', () => {
@@ -17,6 +17,22 @@ describe('form values checked before sending', () => {
     } catch (error) {
       expect((error as ApiFailure).failure.fieldErrors).toEqual({
         rate_limit_per_second: ['must be a whole number from 1 to 10,000, or empty for no limit'],
+      });
+    }
+  });
+
+  it('takes the ticked signature schemes, and refuses none, naming the field', () => {
+    expect(signatureSchemesFromField(['hmac-sha256', 'ed25519'])).toEqual([
+      'hmac-sha256',
+      'ed25519',
+    ]);
+    expect(signatureSchemesFromField(['ed25519'])).toEqual(['ed25519']);
+    try {
+      signatureSchemesFromField([]);
+      throw new Error('not refused');
+    } catch (error) {
+      expect((error as ApiFailure).failure.fieldErrors).toEqual({
+        signature_schemes: ['choose at least one signature scheme'],
       });
     }
   });

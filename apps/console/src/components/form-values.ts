@@ -1,4 +1,5 @@
 import { ApiFailure } from '../api/api-failure';
+import type { SignatureScheme } from '../api/api-types';
 
 /**
  * Form values the console checks itself before sending, because the browser's inputs cannot say
@@ -28,6 +29,14 @@ export function rateLimitFromField(text: string): number | null {
     );
   }
   return Number(trimmed);
+}
+
+/** The signature scheme boxes: at least one must be ticked (the API refuses an empty list). */
+export function signatureSchemesFromField(selected: readonly SignatureScheme[]): SignatureScheme[] {
+  if (selected.length === 0) {
+    refuse('signature_schemes', 'choose at least one signature scheme');
+  }
+  return [...selected];
 }
 
 /** A datetime field's RFC 3339 value, or a failure naming the field when it is empty or invalid. */

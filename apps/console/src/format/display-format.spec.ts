@@ -8,6 +8,7 @@ import {
   formatLatency,
   formatRate,
   formatRateLimit,
+  formatSignatureScheme,
 } from './display-format';
 
 describe('display formats', () => {
@@ -31,6 +32,11 @@ describe('display formats', () => {
     expect(formatCount(1234567)).toBe('1,234,567');
     expect(formatRateLimit(null)).toBe('unlimited');
     expect(formatRateLimit(2500)).toBe('2,500 per second');
+  });
+
+  it('names signature schemes as receivers know them', () => {
+    expect(formatSignatureScheme('hmac-sha256')).toBe('HMAC-SHA256');
+    expect(formatSignatureScheme('ed25519')).toBe('Ed25519');
   });
 
   it('cuts long text and words error kinds', () => {

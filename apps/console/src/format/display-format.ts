@@ -1,3 +1,5 @@
+import type { SignatureScheme } from '../api/api-types';
+
 /**
  * How the console writes numbers, times and states. Pure and locale-independent, so that every
  * page (and test) says the same thing the same way. Times are in UTC and say so: a security
@@ -49,6 +51,11 @@ export function formatCount(count: number): string {
 /** `unlimited`, or `50 per second`. */
 export function formatRateLimit(perSecond: number | null | undefined): string {
   return perSecond ? `${formatCount(perSecond)} per second` : 'unlimited';
+}
+
+/** `HMAC-SHA256` or `Ed25519`, as receivers' libraries name them. */
+export function formatSignatureScheme(scheme: SignatureScheme): string {
+  return scheme === 'ed25519' ? 'Ed25519' : 'HMAC-SHA256';
 }
 
 /** A (possibly long) text cut to `max` characters with an ellipsis, for table cells. */

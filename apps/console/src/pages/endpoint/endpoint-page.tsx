@@ -5,7 +5,11 @@ import { useConsole } from '../../components/console-context';
 import { EndpointStatusBadge } from '../../components/endpoint-status';
 import { FailureNotice, Loading, PageHeading, StatusMessage } from '../../components/feedback';
 import { useLoad } from '../../components/use-load';
-import { formatDateTime, formatRateLimit } from '../../format/display-format';
+import {
+  formatDateTime,
+  formatRateLimit,
+  formatSignatureScheme,
+} from '../../format/display-format';
 import { Link } from '../../router/link';
 import { pathOf } from '../../router/routes';
 import { EndpointActions } from './endpoint-actions';
@@ -48,6 +52,10 @@ function EndpointDetails({ endpoint }: { endpoint: Endpoint }) {
       <div>
         <dt>Rate limit</dt>
         <dd>{formatRateLimit(endpoint.rate_limit_per_second)}</dd>
+      </div>
+      <div>
+        <dt>Signature schemes</dt>
+        <dd>{endpoint.signature_schemes.map(formatSignatureScheme).join(', ')}</dd>
       </div>
       <div>
         <dt>Registered</dt>

@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../api/api-failure';
-import type { Endpoint, EventSubscription } from '../../api/api-types';
+import type { Endpoint, EventSubscription, SignatureScheme } from '../../api/api-types';
 import { useConsole } from '../../components/console-context';
 import { EventPicker } from '../../components/event-picker';
 import { FailureNotice, FieldErrors, Loading } from '../../components/feedback';
-import { rateLimitFromField } from '../../components/form-values';
+import { rateLimitFromField, signatureSchemesFromField } from '../../components/form-values';
 import { RateLimitField } from '../../components/rate-limit-field';
 import { SecretReveal } from '../../components/secret-reveal';
+import { SignatureSchemesField } from '../../components/signature-schemes-field';
 import { useAction } from '../../components/use-action';
 import { useEventCatalogue } from '../../components/use-event-catalogue';
 import { generateSigningSecret } from './signing-secret';
@@ -23,6 +24,8 @@ export function RegistrationForm({
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>([]);
   const [rateLimit, setRateLimit] = useState('');
+  // The API's default, shown ticked so the choice is visible.
+  const [schemes, setSchemes] = useState<SignatureScheme[]>(['hmac-sha256']);
   const [secret, setSecret] = useState(() => generateSigningSecret(crypto));
   const errors = failure?.fieldErrors ?? {};
   const register = (event: Event) => {
@@ -35,6 +38,7 @@ export function RegistrationForm({
             events: events as EventSubscription[],
             secret,
             rate_limit_per_second: rateLimitFromField(rateLimit),
+            signature_schemes: signatureSchemesFromField(schemes),
           },
         }),
       );
@@ -92,6 +96,12 @@ export function RegistrationForm({
         value={rateLimit}
         onInput={setRateLimit}
         errors={errors.rate_limit_per_second}
+      />
+      <SignatureSchemesField
+        idPrefix="register"
+        selected={schemes}
+        onChange={setSchemes}
+        errors={errors.signature_schemes}
       />
       <button type="submit" class="button-primary" disabled={busy}>
         {busy ? 'Registering…' : 'Register the endpoint'}

@@ -1,22 +1,24 @@
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../api/api-failure';
-import type { EventSubscription } from '../../../api/api-types';
+import type { EventSubscription, SignatureScheme } from '../../../api/api-types';
 import { useConsole } from '../../../components/console-context';
 import { EventPicker } from '../../../components/event-picker';
 import { FailureNotice, Loading } from '../../../components/feedback';
-import { rateLimitFromField } from '../../../components/form-values';
+import { rateLimitFromField, signatureSchemesFromField } from '../../../components/form-values';
 import { RateLimitField } from '../../../components/rate-limit-field';
+import { SignatureSchemesField } from '../../../components/signature-schemes-field';
 import { useAction } from '../../../components/use-action';
 import { useEventCatalogue } from '../../../components/use-event-catalogue';
 import type { EndpointActionProps } from '../endpoint-actions';
 
-/** Changes what the endpoint subscribes to and its rate limit (PATCH; the URL stays). */
+/** Changes what the endpoint subscribes to, its rate limit and signature schemes (PATCH; the URL stays). */
 export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointActionProps) {
   const { client } = useConsole();
   const catalogue = useEventCatalogue();
   const { busy, failure, run } = useAction();
   const [events, setEvents] = useState<string[]>(endpoint.events);
   const [rateLimit, setRateLimit] = useState(endpoint.rate_limit_per_second?.toString() ?? '');
+  const [schemes, setSchemes] = useState<SignatureScheme[]>(endpoint.signature_schemes);
   const save = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -26,6 +28,7 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
           body: {
             events: events as EventSubscription[],
             rate_limit_per_second: rateLimitFromField(rateLimit),
+            signature_schemes: signatureSchemesFromField(schemes),
           },
         }),
       );
@@ -36,7 +39,7 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
   };
   return (
     <form class="card" onSubmit={save} aria-labelledby="edit-heading" noValidate>
-      <h3 id="edit-heading">Edit events and rate limit</h3>
+      <h3 id="edit-heading">Edit events, rate limit and signatures</h3>
       {failure ? <FailureNotice failure={failure} title="Not saved." /> : null}
       {catalogue.state === 'loading' ? <Loading what="the event types" /> : null}
       {catalogue.state === 'failed' ? <FailureNotice failure={catalogue.failure} /> : null}
@@ -54,6 +57,12 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
         value={rateLimit}
         onInput={setRateLimit}
         errors={failure?.fieldErrors.rate_limit_per_second}
+      />
+      <SignatureSchemesField
+        idPrefix="edit"
+        selected={schemes}
+        onChange={setSchemes}
+        errors={failure?.fieldErrors.signature_schemes}
       />
       <div class="actions">
         <button type="submit" class="button-primary" disabled={busy}>
