@@ -260,6 +260,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/.well-known/webhook-signing-keys.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['SigningKeysController_keySet'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -828,6 +844,42 @@ export interface components {
        * @enum {string}
        */
       status: 'pending';
+    };
+    WebhookSigningJwk: {
+      /**
+       * @example OKP
+       * @enum {string}
+       */
+      kty: 'OKP';
+      /**
+       * @example Ed25519
+       * @enum {string}
+       */
+      crv: 'Ed25519';
+      /**
+       * @description The raw 32-byte public key, base64url without padding.
+       * @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
+       */
+      x: string;
+      /**
+       * @description The key id (whk_<ulid>). Try every key on every v1a entry: there are one or two.
+       * @example whk_01jbq4m2x3y4z5a6b7c8d9e0f1
+       */
+      kid: string;
+      /**
+       * @example sig
+       * @enum {string}
+       */
+      use: 'sig';
+      /**
+       * @example EdDSA
+       * @enum {string}
+       */
+      alg: 'EdDSA';
+    };
+    WebhookSigningKeySet: {
+      /** @description Every key a delivery may be signed with: the current one, and during and shortly after a rotation the previous one. Newest first. */
+      keys: components['schemas']['WebhookSigningJwk'][];
     };
     FieldErrorSchema: {
       /** @example url */
@@ -2077,6 +2129,41 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
+      };
+    };
+  };
+  SigningKeysController_keySet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Ed25519 public keys of the deployment (JWKS). No credential needed. A receiver verifies each `v1a,` entry of webhook-signature against each key ([Verifying an Ed25519 signature] in docs/api.md). */
+      200: {
+        headers: {
+          /** @description public, max-age=300 */
+          'Cache-Control'?: string;
+          /** @description Of this key set; send it back as If-None-Match. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSigningKeySet'];
+        };
+      };
+      /** @description If-None-Match names the current ETag: the cached key set is still right. */
+      304: {
+        headers: {
+          /** @description public, max-age=300 */
+          'Cache-Control'?: string;
+          /** @description Of this key set; send it back as If-None-Match. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
