@@ -6,6 +6,7 @@ import type { SubjectScheme } from '@svc/contracts';
 import { NatsConnectionManager, provisionJetStream } from '@svc/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpSender } from './dispatch/http-sender';
+import type { SigningKeyring } from './dispatch/signing-keyring';
 import type { EndpointDirectory } from './fan-out/endpoint-directory';
 import type { EventIntake } from './intake/event-intake';
 import type { LaneManager } from './intake/lanes/lane-manager';
@@ -27,6 +28,8 @@ export interface EngineParts {
   scheduler: RetryScheduler;
   retention: RetentionKeeper;
   relay: OperationalEventsRelay;
+  /** The Ed25519 keys, loaded before any work is taken (ADR 0044). */
+  keyring: SigningKeyring;
   /** Between tries to start while NATS is not there. */
   startRetryMs: number;
 }
@@ -90,6 +93,7 @@ export class DeliveryEngine {
     // After the drain, so that what the last records raised is published by this engine.
     await relay.stop();
     await retention.stop();
+    this.parts.keyring.stop();
     this.notices?.unsubscribe();
     await sender.close();
     this.logger.log('stopped: in-flight attempts finished and recorded');
@@ -117,9 +121,11 @@ export class DeliveryEngine {
   }
 
   private async startOn(connection: NatsConnection): Promise<void> {
-    const { retention, settings, relay, scheduler, subjects } = this.parts;
+    const { retention, settings, relay, scheduler, subjects, keyring } = this.parts;
     // The partitions this engine's records go to exist before it takes any work (ADR 0023).
     await retention.start();
+    // So do the signing keys: an ed25519 endpoint's first delivery is signed (ADR 0044).
+    await keyring.start();
     const summary = await provisionJetStream(connection, settings);
     this.logger.log(`JetStream ready: ${JSON.stringify(summary)}`);
     this.followEndpointChanges(connection);

@@ -6,6 +6,7 @@ import { DeliveryWorkQueue } from '@svc/deliveries';
 import { connectionPoolOf } from '@svc/event-store';
 import { NatsConnectionManager, operationalJetStreamNames } from '@svc/messaging';
 import { SecretCipher } from '@svc/secrets';
+import { SigningKeyStore } from '@svc/signing-keys';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -21,6 +22,7 @@ import { Dispatcher } from './dispatch/dispatcher';
 import { PostgresRateWindows } from './adapters/postgres/rate-windows';
 import { EndpointRateLimiter } from './dispatch/endpoint-rate-limiter';
 import { HttpSender } from './dispatch/http-sender';
+import { SigningKeyring } from './dispatch/signing-keyring';
 import { ENGINE_TUNING, EngineTuning } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { EventIntake, IntakeOptions } from './intake/event-intake';
@@ -97,11 +99,9 @@ export function buildEngine(
     new EndpointRateLimiter(new PostgresRateWindows(dataSource), tuning.rateLimit),
     laneSlotsOf(delivery.maxConcurrency, delivery.fairness.laneConcurrencyShare),
   );
-  const directory = new EndpointDirectory(
-    dataSource,
-    new SecretCipher(config.secrets.encryptionKeys),
-    { ttlMs: tuning.directoryTtlMs },
-  );
+  const cipher = new SecretCipher(config.secrets.encryptionKeys);
+  const directory = new EndpointDirectory(dataSource, cipher, { ttlMs: tuning.directoryTtlMs });
+  const keyring = new SigningKeyring(new SigningKeyStore(dataSource, cipher));
   health.probeWith(() => dataSource.query('SELECT 1'));
   const pool = connectionPoolOf(dataSource);
   if (pool) {
@@ -119,6 +119,7 @@ export function buildEngine(
     metrics,
     { retryScheduleMs: delivery.retryScheduleMs, maxAttempts: delivery.maxAttempts },
     health,
+    keyring,
   );
   const shared: SharedParts = {
     config,
@@ -161,6 +162,7 @@ export function buildEngine(
         ),
       }),
       relay: new OperationalEventsRelay({ dataSource, metrics }, tuning.operationalEvents),
+      keyring,
       startRetryMs: tuning.startRetryMs,
     },
     jetStreamWiring(shared),

@@ -17,6 +17,7 @@ import {
   nextAttemptOf,
 } from '@svc/deliveries';
 import {
+  ed25519SignatureEntries,
   signatureHeaderValue,
   STANDARD_WEBHOOK_HEADERS,
   standardWebhookSignature,
@@ -26,6 +27,7 @@ import { DirectoryEndpoint, signingSecretsOf } from '../fan-out/endpoint-directo
 import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
 import type { RecordingHealth } from '../recording/recording-health';
 import { HttpSender } from './http-sender';
+import type { SigningKeyring } from './signing-keyring';
 
 /** One attempt to make: which delivery, to which endpoint, with which exact body. */
 export interface AttemptOrder {
@@ -60,6 +62,7 @@ export class AttemptRunner {
     private readonly metrics: DeliveryMetrics,
     private readonly policy: AttemptPolicy,
     private readonly health: Pick<RecordingHealth, 'healthy' | 'whenHealthy'>,
+    private readonly keyring: Pick<SigningKeyring, 'currentSigningKeys'>,
   ) {}
 
   /**
@@ -105,27 +108,64 @@ export class AttemptRunner {
     );
   }
 
+  /**
+   * The signature headers the endpoint's schemes ask for (ADR 0044), or why none can be made.
+   * `hmac-sha256`: X-SVC-Signature-256 and the `v1,` entries (both secrets during a secret's
+   * rotation, ADR 0026); `ed25519`: a `v1a,` entry per key still signing, newest first. Both
+   * schemes share one webhook-signature header, as the Standard Webhooks specification allows.
+   */
+  private signatureHeaders(
+    order: AttemptOrder,
+    body: Buffer,
+    now: Date,
+  ): Record<string, string> | { unsigned: string } {
+    const { endpoint, identity } = order;
+    const sentAt = Math.floor(now.getTime() / 1000);
+    const headers: Record<string, string> = {};
+    const entries: string[] = [];
+    if (endpoint.signatureSchemes.includes('hmac-sha256')) {
+      if (endpoint.secret === null) {
+        return { unsigned: 'the signing secret cannot be decrypted with the configured keys' };
+      }
+      headers[DELIVERY_HEADERS.signature] = signatureHeaderValue(body, endpoint.secret);
+      entries.push(
+        standardWebhookSignature(signingSecretsOf(endpoint, now), identity.event_id, sentAt, body),
+      );
+    }
+    if (endpoint.signatureSchemes.includes('ed25519')) {
+      const keys = this.keyring.currentSigningKeys();
+      if (keys.length === 0) {
+        // Reported as the secret's failure: to the operator both mean "fix the encryption keys".
+        return { unsigned: 'no Ed25519 signing key can be decrypted with the configured keys' };
+      }
+      entries.push(...ed25519SignatureEntries(keys, identity.event_id, sentAt, body));
+    }
+    headers[STANDARD_WEBHOOK_HEADERS.signature] = entries.join(' ');
+    return headers;
+  }
+
   private async send(order: AttemptOrder, attempt: number): Promise<AttemptResult> {
-    if (order.endpoint.secret === null) {
+    const now = new Date();
+    const sentAt = Math.floor(now.getTime() / 1000);
+    // Encoded once: the bytes every signature covers are the bytes sent.
+    const body = Buffer.from(order.body, 'utf8');
+    const signatures = this.signatureHeaders(order, body, now);
+    if ('unsigned' in signatures) {
       return {
         succeeded: false,
         statusCode: null,
         errorKind: 'secret_unavailable',
-        errorMessage: 'the signing secret cannot be decrypted with the configured keys',
+        errorMessage: signatures.unsigned,
         latencyMs: 0,
         responseExcerpt: null,
       };
     }
-    const now = new Date();
-    const sentAt = Math.floor(now.getTime() / 1000);
-    // Encoded once: the bytes both signatures cover are the bytes sent.
-    const body = Buffer.from(order.body, 'utf8');
     this.metrics.inFlight.inc();
     try {
       return await this.sender.post(order.endpoint.url, body, {
         'content-type': 'application/json',
         'user-agent': DELIVERY_USER_AGENT,
-        [DELIVERY_HEADERS.signature]: signatureHeaderValue(body, order.endpoint.secret),
+        ...signatures,
         [DELIVERY_HEADERS.eventId]: order.identity.event_id,
         [DELIVERY_HEADERS.eventType]: order.identity.event_type,
         [DELIVERY_HEADERS.deliveryId]: order.identity.delivery_id,
@@ -134,14 +174,6 @@ export class AttemptRunner {
         // by it, and the send time, signed with the body, so a replay is refused.
         [STANDARD_WEBHOOK_HEADERS.id]: order.identity.event_id,
         [STANDARD_WEBHOOK_HEADERS.timestamp]: String(sentAt),
-        // During a rotation's overlap both secrets sign (ADR 0026); the spec's header carries the
-        // newest only, as it has room for one signature.
-        [STANDARD_WEBHOOK_HEADERS.signature]: standardWebhookSignature(
-          signingSecretsOf(order.endpoint, now),
-          order.identity.event_id,
-          sentAt,
-          body,
-        ),
       });
     } finally {
       this.metrics.inFlight.dec();
