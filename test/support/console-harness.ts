@@ -1,12 +1,10 @@
 import { Scope } from '@svc/contracts';
 import type { ApiKeyEnvironment } from '@svc/identity';
 import { UsersService } from '@svc/oauth';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { RunningApp, startAuth } from './app-harness';
+import { ensureConsoleBuilt } from './console-build';
 import { DeliveryStack, startDeliveryStack } from './delivery-harness';
 import { freePort } from './free-port';
 import { launchChromium } from './headless-chromium';
@@ -36,48 +34,6 @@ export interface ConsoleTenant {
   tenantId: string;
   key: string;
   user: TestUser;
-}
-
-const ROOT = resolve(__dirname, '../..');
-const CONSOLE_SOURCES = join(ROOT, 'apps/console');
-const BUILT_INDEX = join(ROOT, 'dist/console/index.html');
-
-function newestModification(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) {
-    return stat.mtimeMs;
-  }
-  return Math.max(
-    stat.mtimeMs,
-    ...readdirSync(path).map((name) => newestModification(join(path, name))),
-  );
-}
-
-/**
- * The browser suites test the console as built: CI builds before `npm test`; a test run on a
- * fresh checkout, or after a change to apps/console, builds it here first (a few seconds).
- */
-export function ensureConsoleBuilt(): void {
-  const stale =
-    !existsSync(BUILT_INDEX) || newestModification(CONSOLE_SOURCES) > statSync(BUILT_INDEX).mtimeMs;
-  if (!stale) {
-    return;
-  }
-  const build = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/vite/bin/vite.js'),
-      'build',
-      '--config',
-      'apps/console/vite.config.mts',
-      '--logLevel',
-      'warn',
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  if (build.status !== 0) {
-    throw new Error(`the console did not build:\n${build.stdout}${build.stderr}`);
-  }
 }
 
 export async function startConsoleTestBed(

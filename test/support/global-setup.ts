@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../libs/database/src/migrate';
+import { ensureConsoleBuilt } from './console-build';
 import {
   databaseUrl,
   hasCurrentRunId,
@@ -26,6 +27,7 @@ export default async function globalSetup(): Promise<void> {
     // The integration and e2e projects share one run (and template) in one jest invocation.
     return;
   }
+  ensureConsoleBuilt();
   const now = Math.floor(Date.now() / 1000);
   const run = newRunId(now, randomBytes(4).toString('hex'));
   setCurrentRunId(run);
