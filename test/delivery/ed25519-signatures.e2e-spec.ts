@@ -1,6 +1,9 @@
 import { SignatureScheme } from '@svc/contracts';
 import { SigningKeyStore } from '@svc/signing-keys';
+import { createReceiver, jwksKeySource, WebhookEvent } from '@svc/webhook-receiver';
 import { webcrypto } from 'node:crypto';
+import { once } from 'node:events';
+import { AddressInfo } from 'node:net';
 import { http } from '../support';
 import { DeliveryStack, startDeliveryStack } from '../support/delivery-harness';
 import { HttpsReceiver, ReceivedRequest, startHttpsReceiver } from '../support/https-receiver';
@@ -10,7 +13,8 @@ type KeySet = { keys: Array<webcrypto.JsonWebKey & { kid: string }> };
 /**
  * Ed25519 signatures end to end (ADR 0044): the engine signs with the deployment's keys, and a
  * receiver verifies with the JWKS fetched from the API and WebCrypto alone, an implementation the
- * project does not contain.
+ * project does not contain; the reference receiver (libs/webhook-receiver) verifies the same
+ * deliveries with the same JWKS.
  */
 describe('Ed25519 signatures on deliveries', () => {
   let stack: DeliveryStack;
@@ -93,6 +97,50 @@ describe('Ed25519 signatures on deliveries', () => {
     expect(more).toEqual([]);
     const keys = await keySet();
     expect(await verifyingKids(request, entry, keys)).toEqual([keys.keys[0].kid]);
+  });
+
+  /** The delivery, sent on to the reference receiver verifying with the API's JWKS alone. */
+  async function answerOfReferenceReceiver(request: ReceivedRequest, rawBody: Buffer) {
+    const accepted: WebhookEvent[] = [];
+    const reference = createReceiver({
+      jwks: jwksKeySource(`${stack.api.baseUrl}/.well-known/webhook-signing-keys.json`),
+      onEvent: (event, delivery) => {
+        expect(delivery.verification.verified).toBe('ed25519');
+        accepted.push(event);
+      },
+    });
+    reference.listen(0, '127.0.0.1');
+    await once(reference, 'listening');
+    try {
+      const headers = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map(
+        (name) => [name, String(request.headers[name])] as [string, string],
+      );
+      const url = `http://127.0.0.1:${(reference.address() as AddressInfo).port}/`;
+      const response = await fetch(url, { method: 'POST', headers, body: rawBody });
+      await reference.drain();
+      return { status: response.status, accepted };
+    } finally {
+      reference.close();
+      reference.closeAllConnections();
+    }
+  }
+
+  it('the reference receiver verifies the delivery WebCrypto verified, and refuses it altered by one byte', async () => {
+    const { tenantId, key } = await stack.newTenant();
+    await register(key, '/reference', ['ed25519']);
+    await stack.publish(tenantId);
+    const request = await deliveredTo('/reference');
+    const [entry] = entriesOf(request, 'v1a');
+    expect(await verifyingKids(request, entry, await keySet())).toHaveLength(1);
+
+    const genuine = await answerOfReferenceReceiver(request, request.rawBody);
+    expect(genuine.status).toBe(200);
+    expect(genuine.accepted.map((event) => event.id)).toEqual([request.headers['webhook-id']]);
+
+    const altered = Buffer.from(request.rawBody);
+    altered[altered.length - 2] ^= 0x01;
+    const refused = await answerOfReferenceReceiver(request, altered);
+    expect(refused).toEqual({ status: 401, accepted: [] });
   });
 
   it('sends both schemes to an endpoint that names both, each verifiable', async () => {

@@ -5,11 +5,6 @@
  * the raw request body before JSON parsing (spec 6.3 signs bytes, not JSON values).
  */
 import {
-  DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
-  verifySignature,
-  verifyStandardWebhook,
-} from '@svc/signing';
-import {
   createServer as createHttpServer,
   IncomingHttpHeaders,
   IncomingMessage,
@@ -17,10 +12,11 @@ import {
   ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
+import type { JwksKeySource } from './jwks-key-source';
 import { RecentIds } from './recent-ids';
+import { Verification, verifyDelivery } from './verify-delivery';
 
 /** Node lowercases incoming header names (these are DELIVERY_HEADERS of @svc/contracts). */
-export const SIGNATURE_HEADER = 'x-svc-signature-256';
 export const DELIVERY_ID_HEADER = 'x-svc-delivery-id';
 export const ATTEMPT_HEADER = 'x-svc-delivery-attempt';
 
@@ -38,14 +34,23 @@ export interface DeliveryInfo {
   rawBody: Buffer;
   headers: IncomingHttpHeaders;
   receivedAt: Date;
+  /** Which signatures verified (none, for a delivery answered 401). */
+  verification: Verification;
 }
 
 export interface ReceiverOptions {
   /**
    * The secret given when the endpoint was registered, or several: during a rotation (ADR 0026)
-   * give the new one and the old one, and a delivery signed with either verifies.
+   * give the new one and the old one, and a delivery signed with either verifies. Needed for an
+   * endpoint whose `signature_schemes` include `hmac-sha256`.
    */
-  secret: string | readonly string[];
+  secret?: string | readonly string[];
+  /**
+   * The service's published keys (`jwksKeySource('<api>/.well-known/webhook-signing-keys.json')`),
+   * for an endpoint whose `signature_schemes` include `ed25519` (ADR 0044). With a secret too, a
+   * delivery is authentic when either scheme verifies.
+   */
+  jwks?: JwksKeySource;
   /** Runs after the answer has been sent, one event at a time, at most once per event id. */
   onEvent: (event: WebhookEvent, delivery: DeliveryInfo) => void | Promise<void>;
   /** PEM certificate (chain) and key; without them the server is plain HTTP. */
@@ -85,6 +90,9 @@ class BodyTooLarge extends Error {}
 
 export function createReceiver(options: ReceiverOptions): ReceiverServer {
   const secrets = secretsOf(options);
+  if (secrets.length === 0 && options.jwks === undefined) {
+    throw new RangeError('give a secret, a JWKS key source, or both');
+  }
   const queue = createEventQueue(options, options.onError ?? defaultOnError);
   const handle = createDeliveryHandler(options, secrets, queue);
 
@@ -105,6 +113,9 @@ export function createReceiver(options: ReceiverOptions): ReceiverServer {
 }
 
 function secretsOf(options: ReceiverOptions): string[] {
+  if (options.secret === undefined) {
+    return [];
+  }
   const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
   if (secrets.length === 0 || secrets.some((secret) => secret === '')) {
     throw new RangeError('secret must not be empty');
@@ -192,16 +203,16 @@ function createDeliveryHandler(
     const receivedAt = new Date();
 
     // Verify before parsing: nothing about an unauthenticated body deserves any work.
-    const rejection = authenticationFailure(
-      rawBody,
-      request.headers,
+    const verification = await verifyDelivery(rawBody, request.headers, {
       secrets,
-      receivedAt,
-      options.timestampToleranceSeconds ?? DEFAULT_TIMESTAMP_TOLERANCE_SECONDS,
-    );
-    if (rejection !== undefined) {
-      options.onRejected?.({ rawBody, headers: request.headers, receivedAt });
-      return answer(response, 401, rejection);
+      jwks: options.jwks,
+      toleranceSeconds: options.timestampToleranceSeconds,
+      now: receivedAt,
+    });
+    const delivery: DeliveryInfo = { rawBody, headers: request.headers, receivedAt, verification };
+    if (verification.verified === false) {
+      options.onRejected?.(delivery);
+      return answer(response, 401, verification.failure ?? 'invalid signature');
     }
 
     const event = parseEvent(rawBody);
@@ -219,40 +230,12 @@ function createDeliveryHandler(
       return answer(response, 503, 'busy, retry later', { 'retry-after': '30' });
     }
     recent.add(event.id);
-    queue.push({ event, delivery: { rawBody, headers: request.headers, receivedAt } });
+    queue.push({ event, delivery });
     // Spec 6.1: the sender allows 10 s for an answer, so the work starts only once the answer is
     // out ('close' follows 'finish', and also comes if the client hangs up first).
     response.once('close', queue.startWorker);
     answer(response, 200, 'accepted');
   };
-}
-
-/** Why the delivery is not authentic (the 401's message), or undefined when it is. */
-function authenticationFailure(
-  rawBody: Buffer,
-  headers: IncomingHttpHeaders,
-  secrets: readonly string[],
-  receivedAt: Date,
-  toleranceSeconds: number,
-): string | undefined {
-  const signature = single(headers[SIGNATURE_HEADER]);
-  if (!secrets.some((secret) => verifySignature(rawBody, signature, secret))) {
-    return 'invalid signature';
-  }
-  // The spec's signature covers the body only: a captured delivery would verify forever. The
-  // Standard Webhooks signature also covers the send time, which must be recent.
-  const standardHeaders = {
-    id: single(headers['webhook-id']),
-    timestamp: single(headers['webhook-timestamp']),
-    signature: single(headers['webhook-signature']),
-  };
-  const fresh = secrets.some((secret) =>
-    verifyStandardWebhook(rawBody, standardHeaders, secret, {
-      toleranceSeconds,
-      now: receivedAt,
-    }),
-  );
-  return fresh ? undefined : 'stale or unsigned delivery time';
 }
 
 function createServer(
@@ -341,6 +324,3 @@ function defaultOnError(error: unknown, event: WebhookEvent): void {
     })}\n`,
   );
 }
-
-const single = (value: string | string[] | undefined): string | undefined =>
-  typeof value === 'string' ? value : undefined;
