@@ -163,12 +163,14 @@ describe('svc listen (real API)', () => {
         const list = await fetch(`${api.baseUrl}/v1/webhooks`, {
           headers: { authorization: `Bearer ${key}` },
         });
-        return ((await list.json()) as { data: { id: string; url: string; events: string[] }[] })
-          .data[0];
+        type Listed = { id: string; url: string; events: string[]; signature_schemes: string[] };
+        return ((await list.json()) as { data: Listed[] }).data[0];
       },
       { what: 'the listener to register its endpoint' },
     );
     expect(endpoint.events).toEqual(['alert.*']);
+    // Both schemes by default, so that a first delivery shows both verify.
+    expect(endpoint.signature_schemes).toEqual(['hmac-sha256', 'ed25519']);
     expect(endpoint.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
 
     // A client of the listener trusts the local CA made under the data folder, as the engine does.
@@ -205,12 +207,26 @@ describe('svc listen (real API)', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(lines[0]).toMatchObject({ endpoint_id: endpoint.id, events: ['alert.*'] });
-    expect(lines).toContainEqual(expect.objectContaining({ signature: 'invalid', attempt: 1 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ signature: 'invalid', signatures_verified: [], attempt: 1 }),
+    );
     expect(lines.at(-1)).toEqual({ removed: endpoint.id });
     const gone = await fetch(`${api.baseUrl}/v1/webhooks/${endpoint.id}`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(gone.status).toBe(404);
+  });
+
+  it('refuses an unknown signature scheme before registering anything', async () => {
+    const { key } = await api.newTenantWithKey(['webhooks:manage']);
+    const run = await runSvc(
+      ['listen', '--api-key', key, '--api-url', api.baseUrl, '--signature-schemes', 'rsa'],
+      { env: { LOCAL_DATA_DIR: dataDir } },
+    );
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--signature-schemes: give one or both of hmac-sha256, ed25519');
+    expect(run.stderr).toContain('unknown: rsa');
   });
 
   it('needs an API key', async () => {

@@ -178,7 +178,10 @@ describe('the README quick start, run as written against the real stack', () => 
         ),
       { timeoutMs: 20_000, what: 'the listener to print the delivery' },
     );
-    expect(deliveryLine).toMatch(/alert\.created {2}attempt 1 {2}signature verified {2}del_/);
+    // Both schemes by default: the HMAC with the listener's secret, Ed25519 with the API's JWKS.
+    expect(deliveryLine).toMatch(
+      /alert\.created {2}attempt 1 {2}signature ok \(hmac-sha256, ed25519\) {2}del_/,
+    );
 
     // The listener prints the delivery when it arrives; the engine records the attempt once the
     // answer is back, a moment later (longer on a loaded machine): the command is run again

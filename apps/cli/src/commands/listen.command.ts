@@ -1,5 +1,10 @@
 import { Command } from 'commander';
-import { EVENT_FAMILIES } from '@svc/contracts';
+import {
+  EVENT_FAMILIES,
+  isSignatureScheme,
+  SignatureScheme,
+  SIGNATURE_SCHEMES,
+} from '@svc/contracts';
 import {
   issueLoopbackServerCertificate,
   loadOrCreateLocalCa,
@@ -13,6 +18,7 @@ import {
   createReceiver,
   DELIVERY_ID_HEADER,
   DeliveryInfo,
+  jwksKeySource,
   WebhookEvent,
 } from '@svc/webhook-receiver';
 import { CliError, CliIo, localStack } from '../cli-context';
@@ -23,26 +29,48 @@ interface ListenOptions {
   events: string;
   port: string;
   keep?: boolean;
+  signatureSchemes: string;
 }
 
 const DEFAULT_API_URL = 'http://localhost:8080';
 const ALL_FAMILIES = EVENT_FAMILIES.map((family) => `${family}.*`).join(',');
 
+/** The schemes whose signatures verified, in the order the API lists schemes. */
+function verifiedSchemesOf(delivery: DeliveryInfo): SignatureScheme[] {
+  return SIGNATURE_SCHEMES.filter((scheme) => delivery.verification.schemes.includes(scheme));
+}
+
 /** A line per delivery, as a person reads it. */
 export function describeDelivery(
-  verified: boolean,
   delivery: DeliveryInfo,
   event?: Pick<WebhookEvent, 'id' | 'type'>,
 ): string {
   const header = (name: string) => String(delivery.headers[name] ?? '?');
+  const schemes = verifiedSchemesOf(delivery);
   return [
     delivery.receivedAt.toISOString().slice(11, 19),
     event?.id ?? header('x-svc-event-id'),
     event?.type ?? header('x-svc-event-type'),
     `attempt ${header(ATTEMPT_HEADER)}`,
-    verified ? 'signature verified' : 'signature NOT verified (answered 401)',
+    schemes.length > 0
+      ? `signature ok (${schemes.join(', ')})`
+      : 'signature NOT verified (answered 401)',
     header(DELIVERY_ID_HEADER),
   ].join('  ');
+}
+
+/** The --signature-schemes list, checked as the API would (a non-empty subset, no repeats). */
+export function parseSignatureSchemes(list: string): SignatureScheme[] {
+  const names = list.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !isSignatureScheme(name));
+  if (names.length === 0 || unknown.length > 0 || new Set(names).size !== names.length) {
+    throw new CliError(
+      `--signature-schemes: give one or both of ${SIGNATURE_SCHEMES.join(', ')}, comma-separated` +
+        (unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''),
+      2,
+    );
+  }
+  return names as SignatureScheme[];
 }
 
 interface Registered {
@@ -58,8 +86,18 @@ class RegistrationApi {
     private readonly apiKey: string,
   ) {}
 
-  async register(url: string, events: string[], secret: string): Promise<Registered> {
-    const response = await this.call('POST', '/v1/webhooks', { url, events, secret });
+  async register(
+    url: string,
+    events: string[],
+    secret: string,
+    signatureSchemes: SignatureScheme[],
+  ): Promise<Registered> {
+    const response = await this.call('POST', '/v1/webhooks', {
+      url,
+      events,
+      secret,
+      signature_schemes: signatureSchemes,
+    });
     if (response.status !== 201) {
       throw new CliError(`registering the listener failed: ${await problem(response)}`);
     }
@@ -119,6 +157,12 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
     )
     .option('--port <port>', 'the HTTPS port to listen on (0: any free port)', '0')
     .option('--keep', 'keep the endpoint registered when stopping (default: remove it)')
+    .option(
+      '--signature-schemes <schemes>',
+      'how deliveries are signed: hmac-sha256 (the secret it makes), ed25519 (verified with the ' +
+        "API's published keys), or both",
+      SIGNATURE_SCHEMES.join(','),
+    )
     .action(async (options: ListenOptions) => {
       const apiKey = options.apiKey ?? io.env.SVC_API_KEY;
       if (!apiKey) {
@@ -135,19 +179,24 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
         DEFAULT_API_URL
       ).replace(/\/$/, '');
       const events = options.events.split(',').map((type) => type.trim());
+      const signatureSchemes = parseSignatureSchemes(options.signatureSchemes);
       const print = (line: string, record: Record<string, unknown>) =>
         io.stdout(`${json() ? JSON.stringify(record) : line}\n`);
 
       const ca = await loadOrCreateLocalCa(localDataDir(io.env, io.cwd));
       const { certPem, keyPem } = await issueLoopbackServerCertificate(ca);
       const secret = randomBytes(32).toString('base64url');
+      // Each scheme is checked only if the endpoint asks for it: an ed25519-only listener then
+      // shows that the published keys alone verify its deliveries.
       const server = createReceiver({
-        secret,
+        ...(signatureSchemes.includes('hmac-sha256') && { secret }),
+        ...(signatureSchemes.includes('ed25519') && {
+          jwks: jwksKeySource(`${apiUrl}/.well-known/webhook-signing-keys.json`),
+        }),
         tls: { cert: certPem, key: keyPem },
         onEvent: (event, delivery) =>
-          print(describeDelivery(true, delivery, event), deliveryRecord(true, delivery, event)),
-        onRejected: (delivery) =>
-          print(describeDelivery(false, delivery), deliveryRecord(false, delivery)),
+          print(describeDelivery(delivery, event), deliveryRecord(delivery, event)),
+        onRejected: (delivery) => print(describeDelivery(delivery), deliveryRecord(delivery)),
       });
       server.listen(port, '127.0.0.1');
       await Promise.race([
@@ -159,12 +208,12 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
       const api = new RegistrationApi(apiUrl, apiKey);
       try {
-        const endpoint = await api.register(url, events, secret);
+        const endpoint = await api.register(url, events, secret, signatureSchemes);
         const attempts = `${apiUrl}/v1/webhooks/${endpoint.id}/attempts`;
         print(
           [
             `listening on ${url} (certificate from the local CA, ${ca.certFile})`,
-            `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}`,
+            `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}, signed with ${signatureSchemes.join(', ')}`,
             `its attempts: curl -s ${attempts} -H "Authorization: Bearer <your API key>"`,
             `waiting for deliveries; Ctrl-C stops${options.keep ? '' : ' and removes the endpoint'}`,
           ].join('\n'),
@@ -172,6 +221,7 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
             listening: url,
             endpoint_id: endpoint.id,
             events: endpoint.events,
+            signature_schemes: signatureSchemes,
             attempts_url: attempts,
           },
         );
@@ -187,17 +237,15 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
     });
 }
 
-function deliveryRecord(
-  verified: boolean,
-  delivery: DeliveryInfo,
-  event?: WebhookEvent,
-): Record<string, unknown> {
+function deliveryRecord(delivery: DeliveryInfo, event?: WebhookEvent): Record<string, unknown> {
+  const schemes = verifiedSchemesOf(delivery);
   return {
     received_at: delivery.receivedAt.toISOString(),
     event_id: event?.id ?? delivery.headers['x-svc-event-id'],
     type: event?.type ?? delivery.headers['x-svc-event-type'],
     attempt: Number(delivery.headers[ATTEMPT_HEADER]),
     delivery_id: delivery.headers[DELIVERY_ID_HEADER],
-    signature: verified ? 'verified' : 'invalid',
+    signature: schemes.length > 0 ? 'verified' : 'invalid',
+    signatures_verified: schemes,
   };
 }
