@@ -1,11 +1,19 @@
 import { DELIVERY_HEADERS } from '@svc/contracts';
-import { signatureHeaderValue, standardWebhookSignature } from '@svc/signing';
+import {
+  ed25519SignatureEntries,
+  publicJwkOf,
+  signatureHeaderValue,
+  standardWebhookSignature,
+} from '@svc/signing';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import {
   createReceiver,
   DeliveryInfo,
+  jwksKeySource,
   ReceiverOptions,
   ReceiverServer,
   SIGNATURE_HEADER,
@@ -305,5 +313,58 @@ describe('receiver example (HTTPS)', () => {
     await server.drain();
     expect(errors).toEqual(['evt_fails: downstream unavailable']);
     expect(done).toEqual(['evt_after_failure']);
+  });
+
+  it('verifies an ed25519-only endpoint with the published keys alone, and follows a rotation', async () => {
+    const keyPair = (kid: string) => {
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      return { privateKey, jwk: publicJwkOf(publicKey, kid) };
+    };
+    const current = keyPair('whk_current');
+    const published = { keys: [current.jwk] };
+    // The service's JWKS, as GET /.well-known/webhook-signing-keys.json answers it.
+    const jwksServer = createServer((_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'cache-control': 'public, max-age=300',
+      });
+      response.end(JSON.stringify(published));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/keys.json`;
+    const ed25519Signed = (body: string, keys = [current.privateKey]) => {
+      const sentAt = Math.floor(Date.now() / 1000);
+      return {
+        'webhook-id': 'evt_header_id',
+        'webhook-timestamp': String(sentAt),
+        'webhook-signature': ed25519SignatureEntries(keys, 'evt_header_id', sentAt, body).join(' '),
+      };
+    };
+    try {
+      await start({ secret: undefined, jwks: jwksKeySource(jwksUrl) });
+      const body = envelope('evt_ed25519_1');
+      expect((await post(body, ed25519Signed(body))).status).toBe(200);
+      await server.drain();
+      expect(processed.map(({ delivery }) => delivery.verification)).toEqual([
+        { verified: 'ed25519', schemes: ['ed25519'] },
+      ]);
+
+      // HMAC signatures mean nothing to a receiver without the secret.
+      const hmacOnly = envelope('evt_ed25519_hmac');
+      expect((await post(hmacOnly, signed(hmacOnly))).status).toBe(401);
+
+      // A key published after the receiver cached the set: signed by it alone, and refused until
+      // the receiver may refetch (the first fetch was under 30 s ago), so the sender retries.
+      const next = keyPair('whk_next');
+      published.keys = [next.jwk, current.jwk];
+      const byNext = envelope('evt_ed25519_next');
+      expect((await post(byNext, ed25519Signed(byNext, [next.privateKey]))).status).toBe(401);
+      // During the overlap the engine signs with both keys, and the cached one verifies.
+      const byBoth = envelope('evt_ed25519_both');
+      const bothKeys = [next.privateKey, current.privateKey];
+      expect((await post(byBoth, ed25519Signed(byBoth, bothKeys))).status).toBe(200);
+    } finally {
+      jwksServer.close();
+    }
   });
 });

@@ -32,9 +32,28 @@ describe('readReceiverConfig', () => {
     ).not.toHaveProperty('previousSecret');
   });
 
-  it('requires the secret', () => {
-    expect(() => readReceiverConfig({})).toThrow(/RECEIVER_SECRET: is required/);
+  it('requires the secret, the JWKS URL or both', () => {
+    expect(() => readReceiverConfig({})).toThrow(/RECEIVER_SECRET or RECEIVER_JWKS_URL/);
     expect(() => readReceiverConfig({ RECEIVER_SECRET: '' })).toThrow(ReceiverConfigError);
+  });
+
+  it('reads the JWKS URL of an ed25519 endpoint, alone or beside the secret', () => {
+    const url = 'https://api.example.com/.well-known/webhook-signing-keys.json';
+    expect(readReceiverConfig({ RECEIVER_JWKS_URL: url })).toEqual({ port: 9000, jwksUrl: url });
+    expect(readReceiverConfig({ RECEIVER_JWKS_URL: url, RECEIVER_SECRET: 'x' })).toEqual({
+      port: 9000,
+      secret: 'x',
+      jwksUrl: url,
+    });
+  });
+
+  it('refuses a JWKS URL that is not http(s), and a previous secret without a secret', () => {
+    expect(() => readReceiverConfig({ RECEIVER_JWKS_URL: 'ftp://x/keys.json' })).toThrow(
+      /RECEIVER_JWKS_URL: must be/,
+    );
+    expect(() =>
+      readReceiverConfig({ RECEIVER_JWKS_URL: 'https://x/', RECEIVER_PREVIOUS_SECRET: 'old' }),
+    ).toThrow(/RECEIVER_PREVIOUS_SECRET: needs RECEIVER_SECRET/);
   });
 
   it.each(['abc', '-1', '65536', '80.5', ' 80', '123456'])('refuses the port %j', (port) => {

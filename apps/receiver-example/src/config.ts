@@ -1,7 +1,13 @@
 /** The example receiver's configuration, from the environment. */
 export interface ReceiverConfig {
   port: number;
-  secret: string;
+  /** The endpoint's secret, for an endpoint signed with `hmac-sha256`. */
+  secret?: string;
+  /**
+   * The service's published keys (`<api>/.well-known/webhook-signing-keys.json`), for an endpoint
+   * signed with `ed25519` (ADR 0044). At least one of `secret` and `jwksUrl` is set.
+   */
+  jwksUrl?: string;
   /** The secret a rotation replaced, accepted beside `secret` until unset (ADR 0026). */
   previousSecret?: string;
   /** PEM file paths; without them the receiver serves plain HTTP (development only). */
@@ -30,14 +36,22 @@ export function readReceiverConfig(env: NodeJS.ProcessEnv): ReceiverConfig {
     }
   }
 
-  const secret = env.RECEIVER_SECRET ?? '';
-  if (secret === '') {
+  const secret = env.RECEIVER_SECRET || undefined;
+  const jwksUrl = env.RECEIVER_JWKS_URL || undefined;
+  if (secret === undefined && jwksUrl === undefined) {
     problems.push(
-      'RECEIVER_SECRET: is required (the secret given when the webhook endpoint was registered)',
+      'RECEIVER_SECRET or RECEIVER_JWKS_URL: give one or both (the secret given when the webhook ' +
+        "endpoint was registered; the URL of the service's webhook-signing-keys.json)",
     );
+  }
+  if (jwksUrl !== undefined && !isHttpUrl(jwksUrl)) {
+    problems.push('RECEIVER_JWKS_URL: must be an https:// (or http://) URL');
   }
 
   const previousSecret = env.RECEIVER_PREVIOUS_SECRET || undefined;
+  if (previousSecret !== undefined && secret === undefined) {
+    problems.push('RECEIVER_PREVIOUS_SECRET: needs RECEIVER_SECRET (the secret that replaced it)');
+  }
 
   const certFile = env.RECEIVER_TLS_CERT || undefined;
   const keyFile = env.RECEIVER_TLS_KEY || undefined;
@@ -50,8 +64,17 @@ export function readReceiverConfig(env: NodeJS.ProcessEnv): ReceiverConfig {
   }
   return {
     port,
-    secret,
+    ...(secret !== undefined && { secret }),
+    ...(jwksUrl !== undefined && { jwksUrl }),
     ...(previousSecret !== undefined && { previousSecret }),
     ...(certFile !== undefined && keyFile !== undefined ? { tls: { certFile, keyFile } } : {}),
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['https:', 'http:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }

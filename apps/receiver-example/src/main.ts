@@ -1,11 +1,17 @@
 /**
  * The example receiver as a process: `node dist/apps/receiver-example/src/main.js` after
- * `npm run build`. Configuration: RECEIVER_SECRET (required), RECEIVER_PORT (default 9000),
+ * `npm run build`. Configuration: RECEIVER_SECRET and/or RECEIVER_JWKS_URL (one is required),
+ * RECEIVER_PREVIOUS_SECRET, RECEIVER_PORT (default 9000),
  * RECEIVER_TLS_CERT and RECEIVER_TLS_KEY (PEM file paths; HTTPS when both are set).
  */
 import { readFileSync } from 'node:fs';
 import { readReceiverConfig, ReceiverConfig, ReceiverConfigError } from './config';
-import { ATTEMPT_HEADER, createReceiver, DELIVERY_ID_HEADER } from '@svc/webhook-receiver';
+import {
+  ATTEMPT_HEADER,
+  createReceiver,
+  DELIVERY_ID_HEADER,
+  jwksKeySource,
+} from '@svc/webhook-receiver';
 
 /** The same exit code as the service's apps use for bad configuration (EX_CONFIG). */
 const EXIT_CONFIG = 78;
@@ -55,7 +61,10 @@ function main(): void {
   }
 
   const server = createReceiver({
-    secret: config.previousSecret ? [config.secret, config.previousSecret] : config.secret,
+    ...(config.secret !== undefined && {
+      secret: config.previousSecret ? [config.secret, config.previousSecret] : config.secret,
+    }),
+    ...(config.jwksUrl !== undefined && { jwks: jwksKeySource(config.jwksUrl) }),
     tls,
     onEvent: (event, delivery) => {
       // Replace with the real work; it runs after the 200 has been sent.
@@ -65,6 +74,7 @@ function main(): void {
         tenant_id: event.tenant_id,
         delivery_id: delivery.headers[DELIVERY_ID_HEADER],
         attempt: delivery.headers[ATTEMPT_HEADER],
+        verified_by: delivery.verification.verified,
       });
     },
     onError: (error, event) => {
