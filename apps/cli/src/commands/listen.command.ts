@@ -188,11 +188,14 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
       const secret = randomBytes(32).toString('base64url');
       // Each scheme is checked only if the endpoint asks for it: an ed25519-only listener then
       // shows that the published keys alone verify its deliveries.
+      const jwks = signatureSchemes.includes('ed25519')
+        ? jwksKeySource(`${apiUrl}/.well-known/webhook-signing-keys.json`)
+        : undefined;
+      // Fetched once now, so that the first delivery is not the one to wait for the key set.
+      await jwks?.keys();
       const server = createReceiver({
         ...(signatureSchemes.includes('hmac-sha256') && { secret }),
-        ...(signatureSchemes.includes('ed25519') && {
-          jwks: jwksKeySource(`${apiUrl}/.well-known/webhook-signing-keys.json`),
-        }),
+        ...(jwks && { jwks }),
         tls: { cert: certPem, key: keyPem },
         onEvent: (event, delivery) =>
           print(describeDelivery(delivery, event), deliveryRecord(delivery, event)),
