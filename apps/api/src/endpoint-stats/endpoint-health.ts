@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
+import { StatsTotals, totalsOf } from './endpoint-stats.dto';
 import { windowOf } from './endpoint-stats.service';
 
 /**
@@ -39,23 +40,15 @@ interface HealthRow {
   last_attempt_status_code: number | null;
 }
 
-/** An endpoint's last 24 hours and its latest attempt, as the endpoints list shows them. */
-export class EndpointHealth {
+/**
+ * An endpoint's last 24 hours (the stats route's totals of that window) and its latest attempt,
+ * as the endpoints list shows them.
+ */
+export class EndpointHealth extends StatsTotals {
   @ApiProperty({ enum: ['24h'], description: 'The window of the counts, as the stats route.' })
   window!: '24h';
   @ApiProperty({ format: 'date-time', description: 'Start of the window (inclusive).' })
   from!: string;
-  @ApiProperty({ minimum: 0 }) attempts!: number;
-  @ApiProperty({ minimum: 0 }) succeeded!: number;
-  @ApiProperty({ minimum: 0 }) failed!: number;
-  @ApiProperty({
-    type: Number,
-    nullable: true,
-    minimum: 0,
-    maximum: 1,
-    description: 'succeeded / attempts over the window; null without attempts.',
-  })
-  success_rate!: number | null;
   @ApiProperty({
     type: String,
     nullable: true,
@@ -83,10 +76,7 @@ export function healthOf(row: HealthRow, from: Date): EndpointHealth {
   return {
     window: '24h',
     from: from.toISOString(),
-    attempts: row.attempts,
-    succeeded: row.succeeded,
-    failed: row.attempts - row.succeeded,
-    success_rate: row.attempts === 0 ? null : row.succeeded / row.attempts,
+    ...totalsOf(row.succeeded, row.attempts - row.succeeded),
     last_attempt_at: row.last_attempt_at ? new Date(row.last_attempt_at).toISOString() : null,
     last_attempt_outcome: lastOutcome,
     last_attempt_status_code: row.last_attempt_status_code,

@@ -52,6 +52,17 @@ export class StatsTotals {
   success_rate!: number | null;
 }
 
+/** The totals of a window from its counts: the one place the success rate is worked out. */
+export function totalsOf(succeeded: number, failed: number): StatsTotals {
+  const attempts = succeeded + failed;
+  return {
+    attempts,
+    succeeded,
+    failed,
+    success_rate: attempts === 0 ? null : succeeded / attempts,
+  };
+}
+
 export class EndpointStatsResponse {
   @ApiProperty({ pattern: '^wh_' }) endpoint_id!: string;
   @ApiProperty({ enum: STATS_WINDOWS }) window!: StatsWindow;

@@ -6,6 +6,7 @@ import {
   EndpointStatsResponse,
   StatsBucket,
   StatsWindow,
+  totalsOf,
   WINDOW_HOURS,
 } from './endpoint-stats.dto';
 
@@ -81,19 +82,13 @@ export class EndpointStatsService {
     }));
     const succeeded = buckets.reduce((sum, bucket) => sum + bucket.succeeded, 0);
     const failed = buckets.reduce((sum, bucket) => sum + bucket.failed, 0);
-    const attempts = succeeded + failed;
     return {
       endpoint_id: endpointId,
       window,
       from: from.toISOString(),
       to: to.toISOString(),
       buckets,
-      totals: {
-        attempts,
-        succeeded,
-        failed,
-        success_rate: attempts === 0 ? null : succeeded / attempts,
-      },
+      totals: totalsOf(succeeded, failed),
     };
   }
 }

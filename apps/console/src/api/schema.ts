@@ -673,6 +673,11 @@ export interface components {
       signature_schemes: ('hmac-sha256' | 'ed25519')[];
     };
     EndpointHealth: {
+      attempts: number;
+      succeeded: number;
+      failed: number;
+      /** @description succeeded / attempts over the window; null without attempts. */
+      success_rate: number | null;
       /**
        * @description The window of the counts, as the stats route.
        * @enum {string}
@@ -683,11 +688,6 @@ export interface components {
        * @description Start of the window (inclusive).
        */
       from: string;
-      attempts: number;
-      succeeded: number;
-      failed: number;
-      /** @description succeeded / attempts over the window; null without attempts. */
-      success_rate: number | null;
       /**
        * Format: date-time
        * @description The latest attempt, however old; null if none was ever made.
