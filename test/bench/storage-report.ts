@@ -221,6 +221,7 @@ const SHORT: Record<StorageTable, string> = {
   deliveries: 'deliveries',
   delivery_attempts: 'attempts',
   inbound_events: 'inbound',
+  delivery_numbers: 'numbers',
   delivery_schedule: 'schedule',
 };
 

@@ -214,6 +214,53 @@ describe('the intake, its ports faked', () => {
     expect(engine.dispatcher.orders.map((order) => order.endpoint.id)).toEqual(['wh_2']);
   });
 
+  it("numbers each endpoint's deliveries before their first attempt, 1, 2… per endpoint", async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [
+      endpoint('wh_1', 'ten_a'),
+      endpoint('wh_2', 'ten_a'),
+    ]);
+    engine.ledger.counters.set('wh_2', 41);
+    const first = eventMessage('ten_a', 11);
+    const second = eventMessage('ten_a', 12);
+
+    engine.source.push(first, second);
+    await until(() => second.replies.length > 0 && first.replies.length > 0);
+    const numbered = engine.dispatcher.orders.map(
+      (order) =>
+        `${order.identity.event_id.slice(-2)} ${order.endpoint.id} ${order.identity.sequence}`,
+    );
+    expect(numbered.sort()).toEqual(['11 wh_1 1', '11 wh_2 42', '12 wh_1 2', '12 wh_2 43']);
+  });
+
+  it('resumes a redelivered message under the numbers it claimed, for an endpoint unsubscribed since too', async () => {
+    const engine = start();
+    const [kept, left] = [endpoint('wh_1', 'ten_a'), endpoint('wh_2', 'ten_a')];
+    engine.subscribers.byTenant.set('ten_a', [kept, left]);
+    const message = eventMessage('ten_a', 13, { id: 'evt_cut' });
+    engine.dispatcher.failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual([`nak ${RETRY_FAILED_MESSAGE_MS}`]);
+
+    // Stopped after numbering, before any delivery was recorded; `wh_2` unsubscribed since.
+    engine.dispatcher.failure = undefined;
+    engine.dispatcher.orders.length = 0;
+    engine.subscribers.byTenant.set('ten_a', [kept]);
+    engine.subscribers.unsubscribed.set('ten_a', [left]);
+    const again = new FakeMessage(message.subject, Buffer.from(message.data).toString(), 13, {
+      redelivered: true,
+    });
+    engine.source.push(again);
+    await until(() => again.replies.length > 0);
+    expect(again.replies).toEqual(['ack']);
+    expect(
+      engine.dispatcher.orders.map((order) => `${order.endpoint.id} ${order.identity.sequence}`),
+    ).toEqual(['wh_1 1', 'wh_2 1']);
+  });
+
   it('records a first attempt deferred when its endpoint is busy, and acknowledges the message', async () => {
     const engine = start();
     engine.dispatcher.outcome = 'busy';

@@ -1,6 +1,6 @@
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type { RejectionReason } from '@svc/contracts';
-import type { DeliveryRecord, InboundEvent } from '@svc/deliveries';
+import type { DeliveryRecord, InboundEvent, InboundPayload, NewEventClaim } from '@svc/deliveries';
 import type { EndpointEnvironment } from '@svc/webhook-endpoints';
 import type { DirectoryEndpoint } from './fan-out/endpoint-directory';
 import type { DeliveryCommit, RecordReceipt } from './recording/delivery-recorder';
@@ -57,10 +57,22 @@ export interface DeadLetters {
   park(message: IntakeMessage, reason: RejectionReason, detail: string): Promise<void>;
 }
 
-/** What the engine knows of the events it ingested before (the stored bodies and deliveries). */
+/**
+ * What the engine knows of the events it ingested before (the stored bodies, the numbers claimed
+ * and the deliveries), and where a new event's deliveries are numbered before their first attempt
+ * (ADR 0045).
+ */
 export interface IngestLedger {
-  /** The stored body of a tenant's event, or null when none is stored. */
-  storedBody(tenantId: string, eventId: string): Promise<string | null>;
+  /**
+   * Stores the body of an event no copy of which is stored and claims each endpoint's next
+   * number for it, durably; or answers the stored body, writing nothing.
+   */
+  claimForNewEvent(payload: InboundPayload, endpointIds: readonly string[]): Promise<NewEventClaim>;
+  /** A stored event's numbers: every one claimed before, and new ones for endpoints without. */
+  claimForResumedEvent(
+    payload: Pick<InboundPayload, 'tenantId' | 'eventId' | 'retentionKey'>,
+    endpointIds: readonly string[],
+  ): Promise<Map<string, number>>;
   /** The endpoints that already have a delivery of a tenant's event. */
   endpointsServed(tenantId: string, eventId: string): Promise<Set<string>>;
 }

@@ -5,6 +5,8 @@ export const DELIVERY_HEADERS = {
   eventType: 'X-SVC-Event-Type',
   deliveryId: 'X-SVC-Delivery-Id',
   attempt: 'X-SVC-Delivery-Attempt',
+  /** The delivery's number among its endpoint's deliveries: 1, 2, 3… (ADR 0045). */
+  sequence: 'X-SVC-Sequence',
 } as const;
 
 export const DELIVERY_USER_AGENT = 'svc-webhooks/1 (+webhook delivery)';

@@ -11,6 +11,7 @@ import {
   MAX_RETRY_AFTER_MS,
 } from './delivery-decisions';
 import { DeliveryIdentity } from './delivery-events';
+import { applyDeliveryEvent } from './delivery-state';
 import { AttemptResult, resultOfStatus } from './rules/attempt-result';
 import { TEST_EVENT_TYPE } from './rules/test-events';
 
@@ -51,6 +52,15 @@ describe('decideAttempted', () => {
         abandoned: false,
       },
     });
+  });
+
+  it("records the delivery's number on every attempt (ADR 0045)", () => {
+    const numbered = { ...identity, sequence: 12 };
+    const first = decideAttempted({ identity: numbered, result: failed, policy }, null, now);
+    expect(first.event.data.sequence).toBe(12);
+    const state = applyDeliveryEvent(null, first.event, 1);
+    const second = decideAttempted({ identity: numbered, result: succeeded, policy }, state, now);
+    expect(second.event.data).toMatchObject({ sequence: 12, attempt: 2 });
   });
 
   it('given no delivery yet, when the first attempt fails, then a retry is due after the first delay', () => {

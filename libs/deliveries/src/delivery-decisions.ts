@@ -105,6 +105,7 @@ export function decideAttempted(
     endpoint_id: identity.endpoint_id,
     tenant_id: identity.tenant_id,
     event_type: identity.event_type,
+    sequence: identity.sequence,
     attempt,
     run_attempt: runAttempt,
     succeeded: result.succeeded,

@@ -15,6 +15,12 @@ export interface DeliveryIdentity {
   endpoint_id: string;
   tenant_id: string;
   event_type: string;
+  /**
+   * The delivery's number among its endpoint's deliveries (1, 2, 3…), claimed before its first
+   * attempt and the same on every attempt (ADR 0045). Absent on test deliveries, and on those made
+   * before numbers existed.
+   */
+  sequence?: number;
 }
 
 export interface DeliveryAttempted extends DeliveryIdentity {

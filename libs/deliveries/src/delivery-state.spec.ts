@@ -78,6 +78,38 @@ describe('applyDeliveryEvent', () => {
     });
   });
 
+  it('keeps the number the event that started it carried, through a replay (ADR 0045)', () => {
+    const numbered = fold([attempted({ sequence: 7, next_attempt_at: null, abandoned: true })]);
+    expect(numbered).toMatchObject({ sequence: 7, status: 'abandoned' });
+    const replayed = applyDeliveryEvent(
+      numbered,
+      {
+        type: DELIVERY_EVENT_TYPES.replayed,
+        data: {
+          delivery_id: 'del_1',
+          status_before: 'abandoned',
+          due_at: '2026-01-02T00:00:00.000Z',
+          replayed_at: '2026-01-02T00:00:00.000Z',
+        },
+      },
+      2,
+    );
+    expect(replayed).toMatchObject({ sequence: 7, status: 'pending' });
+    const deferred = fold([
+      {
+        type: DELIVERY_EVENT_TYPES.deferred,
+        data: {
+          ...identity,
+          sequence: 3,
+          due_at: '2026-01-01T00:00:01.000Z',
+          reason: 'endpoint_busy',
+        },
+      },
+    ]);
+    expect(deferred).toMatchObject({ sequence: 3 });
+    expect(fold([attempted({})])).toMatchObject({ sequence: null });
+  });
+
   it('starts a deferred delivery with no attempt yet', () => {
     const state = fold([
       {

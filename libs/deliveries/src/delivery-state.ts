@@ -9,6 +9,8 @@ export interface DeliveryState {
   endpointId: string;
   tenantId: string;
   eventType: string;
+  /** Its number among its endpoint's deliveries, from the event that started it (ADR 0045). */
+  sequence: number | null;
   status: DeliveryStatus;
   attempts: number;
   runAttempts: number;
@@ -120,6 +122,7 @@ function started(
     endpoint_id: string;
     tenant_id: string;
     event_type: string;
+    sequence?: number;
   },
   at: Date,
 ): DeliveryState {
@@ -129,6 +132,7 @@ function started(
     endpointId: identity.endpoint_id,
     tenantId: identity.tenant_id,
     eventType: identity.event_type,
+    sequence: identity.sequence ?? null,
     status: 'pending',
     attempts: 0,
     runAttempts: 0,

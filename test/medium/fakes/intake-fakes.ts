@@ -1,4 +1,5 @@
 import { SubjectScheme } from '@svc/contracts';
+import type { InboundPayload, NewEventClaim } from '@svc/deliveries';
 import type {
   DeliveryCommit,
   RecordReceipt,
@@ -124,21 +125,59 @@ export class FakeMessageSource implements MessageSource {
   }
 }
 
-/** The stored bodies and deliveries, as the work queue would read them. */
+/**
+ * The stored bodies, numbers and deliveries, as the work queue would keep them: a new event's
+ * body is stored and its endpoints numbered from per-endpoint counters (ADR 0045).
+ */
 export class FakeLedger implements IngestLedger {
   readonly bodies = new Map<string, string>();
   readonly served = new Map<string, Set<string>>();
+  /** Per `${tenant} ${event}`: each endpoint's number. */
+  readonly numbers = new Map<string, Map<string, number>>();
+  readonly counters = new Map<string, number>();
   failure: Error | undefined;
 
-  storedBody(tenantId: string, eventId: string): Promise<string | null> {
+  claimForNewEvent(
+    payload: InboundPayload,
+    endpointIds: readonly string[],
+  ): Promise<NewEventClaim> {
     if (this.failure) {
       return Promise.reject(this.failure);
     }
-    return Promise.resolve(this.bodies.get(`${tenantId} ${eventId}`) ?? null);
+    const key = `${payload.tenantId} ${payload.eventId}`;
+    const storedBody = this.bodies.get(key);
+    if (storedBody !== undefined) {
+      return Promise.resolve({ kind: 'stored', storedBody });
+    }
+    if (endpointIds.length > 0) {
+      this.bodies.set(key, payload.body);
+    }
+    return Promise.resolve({ kind: 'claimed', numbers: this.claim(key, endpointIds) });
+  }
+
+  claimForResumedEvent(
+    payload: Pick<InboundPayload, 'tenantId' | 'eventId'>,
+    endpointIds: readonly string[],
+  ): Promise<Map<string, number>> {
+    const key = `${payload.tenantId} ${payload.eventId}`;
+    return Promise.resolve(this.claim(key, endpointIds));
   }
 
   endpointsServed(tenantId: string, eventId: string): Promise<Set<string>> {
     return Promise.resolve(this.served.get(`${tenantId} ${eventId}`) ?? new Set());
+  }
+
+  private claim(key: string, endpointIds: readonly string[]): Map<string, number> {
+    const numbers = this.numbers.get(key) ?? new Map<string, number>();
+    for (const endpointId of endpointIds) {
+      if (!numbers.has(endpointId)) {
+        const next = (this.counters.get(endpointId) ?? 0) + 1;
+        this.counters.set(endpointId, next);
+        numbers.set(endpointId, next);
+      }
+    }
+    this.numbers.set(key, numbers);
+    return new Map(numbers);
   }
 }
 
@@ -157,11 +196,21 @@ export function endpoint(id: string, tenantId: string): DirectoryEndpoint {
   };
 }
 
-export class FakeSubscribers implements Pick<SubscriberLookup, 'subscribers'> {
+export class FakeSubscribers implements Pick<SubscriberLookup, 'subscribers' | 'endpoint'> {
   readonly byTenant = new Map<string, DirectoryEndpoint[]>();
+  /** Endpoints of a tenant that exist but subscribe to nothing now. */
+  readonly unsubscribed = new Map<string, DirectoryEndpoint[]>();
 
   subscribers(tenantId: string): Promise<DirectoryEndpoint[]> {
     return Promise.resolve(this.byTenant.get(tenantId) ?? []);
+  }
+
+  endpoint(tenantId: string, endpointId: string): Promise<DirectoryEndpoint | null> {
+    const all = [
+      ...(this.byTenant.get(tenantId) ?? []),
+      ...(this.unsubscribed.get(tenantId) ?? []),
+    ];
+    return Promise.resolve(all.find((endpoint) => endpoint.id === endpointId) ?? null);
   }
 }
 
@@ -172,6 +221,8 @@ export class FakeSubscribers implements Pick<SubscriberLookup, 'subscribers'> {
 export class FakeDispatcher {
   readonly orders: AttemptOrder[] = [];
   outcome: DispatchOutcome['kind'] = 'attempted';
+  /** Thrown by every dispatch while set: the record of an attempt could not be written. */
+  failure: Error | undefined;
   hold = false;
   private held: (() => void)[] = [];
 
@@ -181,6 +232,9 @@ export class FakeDispatcher {
     waitOver();
     if (this.hold) {
       await new Promise<void>((resolve) => this.held.push(resolve));
+    }
+    if (this.failure) {
+      throw this.failure;
     }
     switch (this.outcome) {
       case 'busy':

@@ -57,6 +57,7 @@ export function deliveryState(overrides: Partial<DeliveryState> = {}): DeliveryS
     endpointId: 'wh_1',
     tenantId: 'ten_1',
     eventType: 'alert.created',
+    sequence: 1,
     status: 'pending',
     attempts: 1,
     runAttempts: 1,

@@ -38,6 +38,8 @@ export interface ScannedAttemptRow {
   latency_ms: number;
   response_excerpt: string | null;
   attempted_at: Date;
+  /** bigint: pg answers it as a string. */
+  sequence: string | null;
   matched: boolean;
   /** Walk only: how many attempts the walk had read when it reached this one. */
   scanned: string | null;
@@ -52,7 +54,7 @@ export interface Statement {
 
 const COLUMNS = `s.position, s.delivery_id, s.tenant_id, s.endpoint_id, s.event_id, delivery.event_type,
        s.attempt, s.succeeded, s.status_code, s.error_kind, s.error_message, s.latency_ms,
-       s.response_excerpt, s.attempted_at`;
+       s.response_excerpt, s.attempted_at, s.sequence`;
 
 /**
  * The event type is the delivery's: found by its primary key (id, retention_key) in its own
@@ -177,5 +179,6 @@ export function attemptOf(
     latencyMs: row.latency_ms,
     responseExcerpt: row.response_excerpt,
     attemptedAt: row.attempted_at,
+    sequence: row.sequence === null ? null : Number(row.sequence),
   };
 }

@@ -160,21 +160,26 @@ export class AttemptRunner {
         responseExcerpt: null,
       };
     }
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': DELIVERY_USER_AGENT,
+      ...signatures,
+      [DELIVERY_HEADERS.eventId]: order.identity.event_id,
+      [DELIVERY_HEADERS.eventType]: order.identity.event_type,
+      [DELIVERY_HEADERS.deliveryId]: order.identity.delivery_id,
+      [DELIVERY_HEADERS.attempt]: String(attempt),
+      // Standard Webhooks (ADR 0024): the event id as the message id, so receivers de-duplicate
+      // by it, and the send time, signed with the body, so a replay is refused.
+      [STANDARD_WEBHOOK_HEADERS.id]: order.identity.event_id,
+      [STANDARD_WEBHOOK_HEADERS.timestamp]: String(sentAt),
+    };
+    // Test deliveries have no number (ADR 0045): a receiver's gap check never counts them.
+    if (order.identity.sequence !== undefined) {
+      headers[DELIVERY_HEADERS.sequence] = String(order.identity.sequence);
+    }
     this.metrics.inFlight.inc();
     try {
-      return await this.sender.post(order.endpoint.url, body, {
-        'content-type': 'application/json',
-        'user-agent': DELIVERY_USER_AGENT,
-        ...signatures,
-        [DELIVERY_HEADERS.eventId]: order.identity.event_id,
-        [DELIVERY_HEADERS.eventType]: order.identity.event_type,
-        [DELIVERY_HEADERS.deliveryId]: order.identity.delivery_id,
-        [DELIVERY_HEADERS.attempt]: String(attempt),
-        // Standard Webhooks (ADR 0024): the event id as the message id, so receivers de-duplicate
-        // by it, and the send time, signed with the body, so a replay is refused.
-        [STANDARD_WEBHOOK_HEADERS.id]: order.identity.event_id,
-        [STANDARD_WEBHOOK_HEADERS.timestamp]: String(sentAt),
-      });
+      return await this.sender.post(order.endpoint.url, body, headers);
     } finally {
       this.metrics.inFlight.dec();
     }

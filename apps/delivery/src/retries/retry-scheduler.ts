@@ -150,6 +150,7 @@ export class RetryScheduler {
           endpoint_id: delivery.endpointId,
           tenant_id: delivery.tenantId,
           event_type: delivery.eventType,
+          sequence: delivery.sequence ?? undefined,
         },
         before: delivery,
         endpoint,

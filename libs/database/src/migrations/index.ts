@@ -16,6 +16,7 @@ import { PortalSessions1764000800000 } from './1764000800000-portal-sessions';
 import { UndeliveredDeliveries1764000850000 } from './1764000850000-undelivered-deliveries';
 import { WebhookSigningKeys1764000900000 } from './1764000900000-webhook-signing-keys';
 import { EndpointSignatureSchemes1764000950000 } from './1764000950000-endpoint-signature-schemes';
+import { DeliverySequenceNumbers1765000000000 } from './1765000000000-delivery-sequence-numbers';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   UndeliveredDeliveries1764000850000,
   WebhookSigningKeys1764000900000,
   EndpointSignatureSchemes1764000950000,
+  DeliverySequenceNumbers1765000000000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -9,6 +9,7 @@ export const DELIVERY_DATA_TABLES = [
   'deliveries',
   'delivery_attempts',
   'inbound_events',
+  'delivery_numbers',
 ] as const;
 export type DeliveryDataTable = (typeof DELIVERY_DATA_TABLES)[number];
 

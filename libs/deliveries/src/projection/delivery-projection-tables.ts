@@ -1,5 +1,11 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, ValueTransformer } from 'typeorm';
 import type { DeliveryState, DeliveryStatus } from '../delivery-state';
+
+/** A bigint column read as a number: a sequence number stays far below 2^53. */
+const bigintAsNumber: ValueTransformer = {
+  to: (value: number | null) => value,
+  from: (value: string | null) => (value === null ? null : Number(value)),
+};
 
 /** The `deliveries` projection: one row per (event, endpoint), folded from the delivery stream. */
 @Entity({ name: 'deliveries' })
@@ -9,6 +15,7 @@ export class DeliveryRecord implements DeliveryState {
   @Column({ name: 'endpoint_id', type: 'text' }) endpointId!: string;
   @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
   @Column({ name: 'event_type', type: 'text' }) eventType!: string;
+  @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber }) sequence!: number | null;
   @Column({ type: 'text' }) status!: DeliveryStatus;
   @Column({ type: 'integer' }) attempts!: number;
   @Column({ name: 'run_attempts', type: 'integer' }) runAttempts!: number;
@@ -29,6 +36,7 @@ export class DeliveryAttemptRecord {
   @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
   @Column({ name: 'endpoint_id', type: 'text' }) endpointId!: string;
   @Column({ name: 'event_id', type: 'text' }) eventId!: string;
+  @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber }) sequence!: number | null;
   @Column({ type: 'integer' }) attempt!: number;
   @Column({ type: 'boolean' }) succeeded!: boolean;
   @Column({ name: 'status_code', type: 'integer', nullable: true }) statusCode!: number | null;

@@ -36,7 +36,8 @@ export function upsertDeliveriesSql(
   const column = (pick: (state: DeliveryState) => unknown, type: string) =>
     `${parameters.add(states.map(pick))}::${type}[]`;
   return `INSERT INTO deliveries (id, event_id, endpoint_id, tenant_id, event_type, status, attempts, run_attempts,
-                             last_attempt_at, next_attempt_at, created_at, completed_at, version, retention_key)
+                             last_attempt_at, next_attempt_at, created_at, completed_at, version, retention_key,
+                             sequence)
      SELECT * FROM unnest(${column((s) => s.id, 'text')}, ${column((s) => s.eventId, 'text')},
                           ${column((s) => s.endpointId, 'text')}, ${column((s) => s.tenantId, 'text')},
                           ${column((s) => s.eventType, 'text')}, ${column((s) => s.status, 'text')},
@@ -46,7 +47,8 @@ export function upsertDeliveriesSql(
                           ${column((s) => iso(s.createdAt), 'timestamptz')},
                           ${column((s) => iso(s.completedAt), 'timestamptz')},
                           ${column((s) => s.version, 'int')},
-                          ${column((s) => retentionKeyColumn(s.id), 'timestamptz')})
+                          ${column((s) => retentionKeyColumn(s.id), 'timestamptz')},
+                          ${column((s) => s.sequence, 'bigint')})
      WHERE ${gate}
      ON CONFLICT (id, retention_key) DO UPDATE SET
        status = EXCLUDED.status, attempts = EXCLUDED.attempts, run_attempts = EXCLUDED.run_attempts,
@@ -103,19 +105,20 @@ export function insertAttemptsSql(
         ];
   return `INSERT INTO delivery_attempts (position, delivery_id, tenant_id, endpoint_id, event_id, attempt, succeeded,
                                     status_code, error_kind, error_message, latency_ms, response_excerpt, attempted_at,
-                                    retention_key)
+                                    retention_key, sequence)
      SELECT ${position}, u.delivery_id, u.tenant_id, u.endpoint_id, u.event_id, u.attempt, u.succeeded,
             u.status_code, u.error_kind, u.error_message, u.latency_ms, u.response_excerpt, u.attempted_at,
-            u.retention_key
+            u.retention_key, u.sequence
      FROM unnest(${keys}, ${column((a) => a.delivery_id, 'text')}, ${column((a) => a.tenant_id, 'text')},
                  ${column((a) => a.endpoint_id, 'text')}, ${column((a) => a.event_id, 'text')},
                  ${column((a) => a.attempt, 'int')}, ${column((a) => a.succeeded, 'boolean')},
                  ${column((a) => a.status_code, 'int')}, ${column((a) => a.error_kind, 'text')},
                  ${column((a) => a.error_message, 'text')}, ${column((a) => a.latency_ms, 'int')},
                  ${column((a) => a.response_excerpt, 'text')}, ${column((a) => a.attempted_at, 'timestamptz')},
-                 ${column((a) => retentionKeyColumn(a.delivery_id), 'timestamptz')})
+                 ${column((a) => retentionKeyColumn(a.delivery_id), 'timestamptz')},
+                 ${column((a) => a.sequence ?? null, 'bigint')})
        AS u(${keyColumns}, delivery_id, tenant_id, endpoint_id, event_id, attempt, succeeded, status_code,
-            error_kind, error_message, latency_ms, response_excerpt, attempted_at, retention_key)
+            error_kind, error_message, latency_ms, response_excerpt, attempted_at, retention_key, sequence)
      WHERE ${gate}
      ${
        replace
@@ -125,7 +128,8 @@ export function insertAttemptsSql(
               attempt = EXCLUDED.attempt, succeeded = EXCLUDED.succeeded,
               status_code = EXCLUDED.status_code, error_kind = EXCLUDED.error_kind,
               error_message = EXCLUDED.error_message, latency_ms = EXCLUDED.latency_ms,
-              response_excerpt = EXCLUDED.response_excerpt, attempted_at = EXCLUDED.attempted_at`
+              response_excerpt = EXCLUDED.response_excerpt, attempted_at = EXCLUDED.attempted_at,
+              sequence = EXCLUDED.sequence`
          : ''
      }`;
 }

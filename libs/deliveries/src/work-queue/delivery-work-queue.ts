@@ -1,20 +1,8 @@
-import { preparedQuery, StatementParameters } from '@svc/event-store';
+import { StatementParameters } from '@svc/event-store';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { DeliveryRecord, InboundEvent } from '../projection/delivery-projection-tables';
-
-/** The event exactly as received, stored with the first record that needs it. */
-export interface InboundPayload {
-  eventId: string;
-  tenantId: string;
-  type: string;
-  body: string;
-  traceContext: Record<string, string> | null;
-  /**
-   * The body's retention key, the same as its deliveries' (ADR 0023: `eventRetentionTime`). One
-   * value for every copy of the event, so the body is stored once.
-   */
-  retentionKey: Date;
-}
+import { DeliveryNumbers, NewEventClaim } from './delivery-numbers';
+import type { InboundPayload } from './inbound-payload';
 
 /** A due delivery an engine has claimed for one lease, with its tenant's stored event. */
 export interface ClaimedDelivery {
@@ -33,7 +21,11 @@ const payloadKey = (tenantId: string, eventId: string) => `${tenantId} ${eventId
  * the log (projection/delivery-schedule-projection.ts).
  */
 export class DeliveryWorkQueue {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly numbers: DeliveryNumbers;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.numbers = new DeliveryNumbers(dataSource);
+  }
 
   /**
    * Claims up to `limit` due deliveries, oldest due first, for `leaseMs`: no other engine takes
@@ -88,15 +80,20 @@ export class DeliveryWorkQueue {
     return Number(row.due);
   }
 
-  /** The stored body of a tenant's event, or null if none was stored. */
-  async storedBody(tenantId: string, eventId: string): Promise<string | null> {
-    // Once per message: prepared, as its plan covers every partition (preparedQuery).
-    const rows = await preparedQuery<{ body: string }>(
-      this.dataSource,
-      'SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2 ORDER BY retention_key LIMIT 1',
-      [tenantId, eventId],
-    );
-    return rows[0]?.body ?? null;
+  /** DeliveryNumbers.claimForNewEvent: the body stored and each delivery numbered, or the stored body. */
+  claimForNewEvent(
+    payload: InboundPayload,
+    endpointIds: readonly string[],
+  ): Promise<NewEventClaim> {
+    return this.numbers.claimForNewEvent(payload, endpointIds);
+  }
+
+  /** DeliveryNumbers.claimForResumedEvent: the numbers claimed before, and new ones. */
+  claimForResumedEvent(
+    payload: Pick<InboundPayload, 'tenantId' | 'eventId' | 'retentionKey'>,
+    endpointIds: readonly string[],
+  ): Promise<Map<string, number>> {
+    return this.numbers.claimForResumedEvent(payload, endpointIds);
   }
 
   /** The endpoints that already have a delivery of a tenant's event. */

@@ -23,7 +23,7 @@ import { AcceptedEvent, acceptMessage } from './accept-message';
 export interface EventHandlerDeps {
   subjects: SubjectScheme;
   ledger: IngestLedger;
-  subscribers: Pick<SubscriberLookup, 'subscribers'>;
+  subscribers: Pick<SubscriberLookup, 'subscribers' | 'endpoint'>;
   dispatcher: Pick<Dispatcher, 'dispatch'>;
   records: RecordStore;
   recording: Pick<RecordingGate, 'whenHealthy'>;
@@ -48,6 +48,12 @@ export interface EventHandlerOptions {
    * how much later the schedule tries it.
    */
   busyEndpointDelayMs: number;
+}
+
+/** An endpoint of the event, with the number its delivery claimed. */
+interface NumberedTarget {
+  endpoint: DirectoryEndpoint;
+  sequence: number;
 }
 
 /** What the intake gives the handler of one message. */
@@ -99,28 +105,8 @@ export class EventHandler {
     { envelope, body, audience }: AcceptedEvent,
   ): Promise<HandleOutcome> {
     const { ledger, subscribers, metrics } = this.deps;
-    const stored = await ledger.storedBody(envelope.tenant_id, envelope.id);
-    const ingest = decideIngest(stored, envelope, message.info.redelivered);
-    if (ingest === 'conflict') {
-      handling.inHand.counted(0);
-      return {
-        kind: 'park',
-        reason: 'conflicting-duplicate',
-        detail: `tenant ${envelope.tenant_id} already published ${envelope.id} with another body; the first one stands`,
-      };
-    }
-    if (ingest === 'duplicate') {
-      handling.inHand.counted(0);
-      metrics.eventsDuplicate.inc();
-      return { kind: 'ack' };
-    }
     const endpoints = await subscribers.subscribers(envelope.tenant_id, envelope.type, audience);
-    // A redelivered message: the engine may have stopped half-way, so only the endpoints still
-    // without a delivery are served.
-    const served =
-      ingest === 'resume' ? await ledger.endpointsServed(envelope.tenant_id, envelope.id) : null;
-    const targets = served ? endpoints.filter((endpoint) => !served.has(endpoint.id)) : endpoints;
-    handling.inHand.counted(targets.length);
+    const { redelivered } = message.info;
     const parent = extractTraceContext(message.headers);
     const payload: InboundPayload = {
       eventId: envelope.id,
@@ -134,20 +120,87 @@ export class EventHandler {
         this.options.retention,
       ),
     };
+    // The body is stored and every delivery numbered before the first POST (ADR 0045); an event
+    // no endpoint subscribes to is only compared with a stored body.
+    const claim = await ledger.claimForNewEvent(
+      payload,
+      endpoints.map((endpoint) => endpoint.id),
+    );
+    let targets: NumberedTarget[];
+    if (claim.kind === 'claimed') {
+      targets = endpoints.map((endpoint) => ({
+        endpoint,
+        sequence: claim.numbers.get(endpoint.id)!,
+      }));
+    } else {
+      const ingest = decideIngest(claim.storedBody, envelope, redelivered);
+      if (ingest === 'conflict') {
+        handling.inHand.counted(0);
+        return {
+          kind: 'park',
+          reason: 'conflicting-duplicate',
+          detail: `tenant ${envelope.tenant_id} already published ${envelope.id} with another body; the first one stands`,
+        };
+      }
+      if (ingest === 'duplicate') {
+        handling.inHand.counted(0);
+        metrics.eventsDuplicate.inc();
+        return { kind: 'ack' };
+      }
+      targets = await this.resumedTargets(payload, endpoints);
+    }
+    handling.inHand.counted(targets.length);
     const publishedAtMs = message.time.getTime();
     await Promise.all(
-      targets.map((endpoint) =>
-        this.firstAttempt(envelope, endpoint, payload, parent, publishedAtMs, handling).finally(
-          () => handling.inHand.deliveryFinished(),
-        ),
+      targets.map(({ endpoint, sequence }) =>
+        this.firstAttempt(
+          envelope,
+          endpoint,
+          sequence,
+          payload,
+          parent,
+          publishedAtMs,
+          handling,
+        ).finally(() => handling.inHand.deliveryFinished()),
       ),
     );
     return { kind: 'ack' };
   }
 
+  /**
+   * A redelivered message: the engine may have stopped half-way, so only the endpoints still
+   * without a delivery are served, each under the number it claimed. An endpoint that claimed a
+   * number and no longer subscribes is served too, or its receivers would see a gap that never
+   * closes; one deleted or disabled since is not.
+   */
+  private async resumedTargets(
+    payload: InboundPayload,
+    subscribed: DirectoryEndpoint[],
+  ): Promise<NumberedTarget[]> {
+    const { ledger, subscribers } = this.deps;
+    const numbers = await ledger.claimForResumedEvent(
+      payload,
+      subscribed.map((endpoint) => endpoint.id),
+    );
+    const served = await ledger.endpointsServed(payload.tenantId, payload.eventId);
+    const endpoints = [...subscribed];
+    for (const endpointId of numbers.keys()) {
+      if (!subscribed.some((endpoint) => endpoint.id === endpointId)) {
+        const unsubscribed = await subscribers.endpoint(payload.tenantId, endpointId);
+        if (unsubscribed && unsubscribed.status !== 'disabled') {
+          endpoints.push(unsubscribed);
+        }
+      }
+    }
+    return endpoints
+      .filter((endpoint) => !served.has(endpoint.id))
+      .map((endpoint) => ({ endpoint, sequence: numbers.get(endpoint.id)! }));
+  }
+
   private async firstAttempt(
     envelope: EventEnvelope,
     endpoint: DirectoryEndpoint,
+    sequence: number,
     payload: InboundPayload,
     parent: Context,
     publishedAtMs: number,
@@ -165,6 +218,7 @@ export class EventHandler {
       endpoint_id: endpoint.id,
       tenant_id: envelope.tenant_id,
       event_type: envelope.type,
+      sequence,
     };
     const { metrics, clock } = this.deps;
     const dispatched = await this.deps.dispatcher.dispatch(

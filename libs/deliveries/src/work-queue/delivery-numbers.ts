@@ -1,0 +1,161 @@
+import { isUniqueViolation, preparedQuery } from '@svc/event-store';
+import { DataSource } from 'typeorm';
+import type { InboundPayload } from './inbound-payload';
+
+/** What numbering a new event's deliveries found (DeliveryNumbers.claimForNewEvent). */
+export type NewEventClaim =
+  /** No body of the event was stored: it is now, and each endpoint has its number. */
+  | { kind: 'claimed'; numbers: Map<string, number> }
+  /** A body was stored already: decideIngest says what this copy is; nothing was written. */
+  | { kind: 'stored'; storedBody: string };
+
+interface ClaimRow {
+  stored_body: string | null;
+  endpoint_id: string | null;
+  /** bigint: pg answers it as a string. */
+  sequence: string | null;
+}
+
+/**
+ * A new event: its body is stored and each endpoint's counter moved on, in one statement and one
+ * commit, only when no body of the event is stored (and some endpoint subscribes: otherwise the
+ * statement only reads). The body's row is the event's lock: a copy in
+ * another engine that inserts it at the same time waits for this statement's commit and then
+ * inserts nothing, so it never moves a counter (ADR 0045). Counters are taken in endpoint order,
+ * so two events sharing endpoints cannot deadlock.
+ */
+const CLAIM_NEW_EVENT = `
+  WITH stored AS (
+    SELECT body FROM inbound_events WHERE tenant_id = $1 AND event_id = $2
+     ORDER BY retention_key LIMIT 1
+  ), body AS (
+    INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
+    SELECT $2, $1, $3, $4, $5::jsonb, $6::timestamptz
+     WHERE NOT EXISTS (SELECT 1 FROM stored) AND cardinality($7::text[]) > 0
+        ON CONFLICT (tenant_id, event_id, retention_key) DO NOTHING
+    RETURNING 1
+  ), counted AS (
+    INSERT INTO endpoint_sequences AS counter (endpoint_id, last)
+    SELECT endpoint_id, 1 FROM unnest($7::text[]) AS endpoint_id
+     WHERE EXISTS (SELECT 1 FROM body) ORDER BY endpoint_id
+        ON CONFLICT (endpoint_id) DO UPDATE SET last = counter.last + 1
+    RETURNING endpoint_id, last
+  ), claimed AS (
+    INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
+    SELECT $1, $2, endpoint_id, last, $6::timestamptz FROM counted
+    RETURNING endpoint_id, sequence
+  )
+  SELECT body AS stored_body, NULL AS endpoint_id, NULL AS sequence FROM stored
+  UNION ALL
+  SELECT NULL, endpoint_id, sequence FROM claimed`;
+
+/**
+ * A copy handed out again (the engine stopped half-way through it): the numbers its endpoints
+ * claimed stand; endpoints without one get the next of their counter. Two such copies at once
+ * both insert a claim for one endpoint: the second fails on the key and rolls back whole, its
+ * counter move with it, and is run again.
+ */
+const CLAIM_RESUMED_EVENT = `
+  WITH existing AS (
+    SELECT endpoint_id, sequence FROM delivery_numbers
+     WHERE tenant_id = $1 AND event_id = $2 AND retention_key = $3::timestamptz
+  ), counted AS (
+    INSERT INTO endpoint_sequences AS counter (endpoint_id, last)
+    SELECT endpoint_id, 1 FROM unnest($4::text[]) AS endpoint_id
+     WHERE endpoint_id NOT IN (SELECT endpoint_id FROM existing) ORDER BY endpoint_id
+        ON CONFLICT (endpoint_id) DO UPDATE SET last = counter.last + 1
+    RETURNING endpoint_id, last
+  ), claimed AS (
+    INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
+    SELECT $1, $2, endpoint_id, last, $3::timestamptz FROM counted
+    RETURNING endpoint_id, sequence
+  )
+  SELECT endpoint_id, sequence FROM existing
+  UNION ALL
+  SELECT endpoint_id, sequence FROM claimed`;
+
+/** How often a claim that lost a race is run again: once is enough unless copies keep coming. */
+const MAX_TRIES = 5;
+
+/**
+ * Each endpoint's deliveries numbered 1, 2, 3…, gap-free and never reused (ADR 0045): a number
+ * is claimed per (tenant, event, endpoint) before the delivery's first attempt, durably, and every
+ * later copy of the event finds it.
+ */
+export class DeliveryNumbers {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Stores the event's body and numbers its deliveries to `endpointIds` if no body of it is
+   * stored; otherwise answers the stored body and writes nothing. With no endpoints, nothing is
+   * written either way.
+   */
+  async claimForNewEvent(
+    payload: InboundPayload,
+    endpointIds: readonly string[],
+  ): Promise<NewEventClaim> {
+    const endpoints = [...new Set(endpointIds)];
+    for (let tries = 1; ; tries += 1) {
+      const rows = await preparedQuery<ClaimRow>(this.dataSource, CLAIM_NEW_EVENT, [
+        payload.tenantId,
+        payload.eventId,
+        payload.type,
+        payload.body,
+        payload.traceContext ? JSON.stringify(payload.traceContext) : null,
+        payload.retentionKey.toISOString(),
+        endpoints,
+      ]);
+      const stored = rows.find((row) => row.stored_body !== null);
+      if (stored) {
+        return { kind: 'stored', storedBody: stored.stored_body! };
+      }
+      const numbers = numbersOf(rows);
+      // Nothing stored, nothing claimed: another copy stored the body after this statement's
+      // snapshot was taken. Run again, to read it.
+      if (numbers.size > 0 || endpoints.length === 0 || tries >= MAX_TRIES) {
+        if (numbers.size !== endpoints.length) {
+          throw new Error(
+            `event ${payload.eventId} of ${payload.tenantId}: numbering raced ${tries} times`,
+          );
+        }
+        return { kind: 'claimed', numbers };
+      }
+    }
+  }
+
+  /**
+   * The numbers of a stored event's deliveries: those claimed before, for any endpoint, and new
+   * ones for the endpoints of `endpointIds` that had none.
+   */
+  async claimForResumedEvent(
+    payload: Pick<InboundPayload, 'tenantId' | 'eventId' | 'retentionKey'>,
+    endpointIds: readonly string[],
+  ): Promise<Map<string, number>> {
+    const endpoints = [...new Set(endpointIds)];
+    for (let tries = 1; ; tries += 1) {
+      try {
+        const rows = await preparedQuery<ClaimRow>(this.dataSource, CLAIM_RESUMED_EVENT, [
+          payload.tenantId,
+          payload.eventId,
+          payload.retentionKey.toISOString(),
+          endpoints,
+        ]);
+        return numbersOf(rows);
+      } catch (error) {
+        if (tries >= MAX_TRIES || !isUniqueViolation(error, 'delivery_numbers_pkey')) {
+          throw error;
+        }
+      }
+    }
+  }
+}
+
+function numbersOf(rows: readonly ClaimRow[]): Map<string, number> {
+  const numbers = new Map<string, number>();
+  for (const row of rows) {
+    if (row.endpoint_id !== null && row.sequence !== null) {
+      numbers.set(row.endpoint_id, Number(row.sequence));
+    }
+  }
+  return numbers;
+}
