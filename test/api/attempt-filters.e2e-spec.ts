@@ -17,6 +17,8 @@ interface Seeded {
   at: Date;
   succeeded?: boolean;
   eventType?: string;
+  /** The delivery's number among the endpoint's; none, as before sequence numbers, if absent. */
+  sequence?: number;
 }
 
 const MINUTE = 60_000;
@@ -68,15 +70,25 @@ describe('attempt filters', () => {
       const eventType = attempt.eventType ?? 'alert.created';
       await api.dataSource.query(
         `INSERT INTO deliveries (id, event_id, endpoint_id, tenant_id, event_type, status, attempts,
-                                 run_attempts, last_attempt_at, created_at, version, retention_key)
-         VALUES ($1, $2, $3, $4, $5, 'succeeded', 1, 1, $6, $6, 2, $6::timestamptz - interval '1 second')`,
-        [deliveryId, `evt_filters${position}`, endpointId, tenantId, eventType, attempt.at],
+                                 run_attempts, last_attempt_at, created_at, version, retention_key,
+                                 sequence)
+         VALUES ($1, $2, $3, $4, $5, 'succeeded', 1, 1, $6, $6, 2, $6::timestamptz - interval '1 second',
+                 $7)`,
+        [
+          deliveryId,
+          `evt_filters${position}`,
+          endpointId,
+          tenantId,
+          eventType,
+          attempt.at,
+          attempt.sequence ?? null,
+        ],
       );
       await api.dataSource.query(
         `INSERT INTO delivery_attempts (position, delivery_id, tenant_id, endpoint_id, event_id,
                                         attempt, succeeded, status_code, latency_ms, attempted_at,
-                                        retention_key)
-         VALUES ($1, $2, $3, $4, $5, 1, $6, $7, 12, $8, $8::timestamptz - interval '1 second')`,
+                                        retention_key, sequence)
+         VALUES ($1, $2, $3, $4, $5, 1, $6, $7, 12, $8, $8::timestamptz - interval '1 second', $9)`,
         [
           position,
           deliveryId,
@@ -86,6 +98,7 @@ describe('attempt filters', () => {
           attempt.succeeded ?? true,
           (attempt.succeeded ?? true) ? 200 : 500,
           attempt.at,
+          attempt.sequence ?? null,
         ],
       );
       ids.push(deliveryId);
@@ -194,6 +207,24 @@ describe('attempt filters', () => {
     });
     expect(ids(all3.body.data)).toEqual([closedFailed]);
     expect(all3.body.has_more).toBe(false);
+  });
+
+  it("carries each attempt's sequence number, as a number, in a range read and in a walk", async () => {
+    const endpointId = await register();
+    const at = Date.now() - 10 * MINUTE;
+    await seed(endpointId, [
+      { at: new Date(at) },
+      { at: new Date(at + MINUTE), sequence: 1 },
+      { at: new Date(at + 2 * MINUTE), sequence: 2 ** 32 + 2 },
+    ]);
+    const sequences = (page: { sequence: unknown }[]) => page.map((item) => item.sequence);
+    const newestFirst = [2 ** 32 + 2, 1, null];
+
+    const walked = await attempts(endpointId, { event_type: 'alert.created' });
+    expect(sequences(walked.body.data)).toEqual(newestFirst);
+    const ranged = await attempts(endpointId, { from: new Date(at).toISOString() });
+    expect(sequences(ranged.body.data)).toEqual(newestFirst);
+    expect(sequences((await attempts(endpointId, {})).body.data)).toEqual(newestFirst);
   });
 
   it.each([

@@ -91,6 +91,7 @@ describe('replay', () => {
     await stack.registerEndpoint(key, `${receiver.url}/once`);
     const envelope = await stack.publish(tenantId);
     const delivered = await deliveryOf(key, envelope.id, (d) => d.status === 'succeeded');
+    expect(delivered.sequence).toBe(1);
 
     const response = await replayOne(key, delivered.id);
 
@@ -98,6 +99,8 @@ describe('replay', () => {
     expect(response.body).toMatchObject({
       id: delivered.id,
       event_id: envelope.id,
+      // A replay keeps the delivery's number (ADR 0045).
+      sequence: 1,
       status: 'pending',
       attempts: 1,
       completed_at: null,
@@ -109,6 +112,7 @@ describe('replay', () => {
     expect(again.headers['webhook-id']).toBe(envelope.id);
     expect(again.headers['x-svc-event-id']).toBe(envelope.id);
     expect(again.headers['x-svc-delivery-attempt']).toBe('2');
+    expect(again.headers['x-svc-sequence']).toBe('1');
     expect(again.rawBody.equals(first.rawBody)).toBe(true);
     expect(
       await deliveryOf(key, envelope.id, (d) => d.status === 'succeeded' && d.attempts === 2),

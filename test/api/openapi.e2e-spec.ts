@@ -136,6 +136,57 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(Object.keys(response.body).sort()).toEqual(Object.keys(recovery.properties).sort());
   });
 
+  it('documents the sequence number of every delivery and attempt it answers, null allowed (ADR 0045)', () => {
+    const answerOf = (path: string, method: string) =>
+      document.paths[path][method].responses['200'].content['application/json'].schema;
+    expect(answerOf('/v1/events/{event_id}/deliveries', 'get').$ref).toBe(
+      '#/components/schemas/DeliveryList',
+    );
+    expect(answerOf('/v1/deliveries/{delivery_id}/replay', 'post').$ref).toBe(
+      '#/components/schemas/DeliveryResponse',
+    );
+    expect(answerOf('/v1/deliveries', 'get').$ref).toBe('#/components/schemas/UndeliveredPage');
+    expect(answerOf('/v1/webhooks/{id}/attempts', 'get').$ref).toBe(
+      '#/components/schemas/AttemptPage',
+    );
+    expect(answerOf('/v1/webhooks/{id}/test', 'post').$ref).toBe(
+      '#/components/schemas/AttemptResponse',
+    );
+    for (const name of ['DeliveryResponse', 'UndeliveredDelivery', 'AttemptResponse']) {
+      const shown = document.components.schemas[name];
+      expect({ name, required: shown.required }).toEqual({
+        name,
+        required: expect.arrayContaining(['sequence']),
+      });
+      expect({ name, sequence: shown.properties.sequence }).toEqual({
+        name,
+        sequence: expect.objectContaining({
+          type: 'integer',
+          nullable: true,
+          description: expect.stringContaining('X-SVC-Sequence'),
+        }),
+      });
+    }
+    const attempt = schema('AttemptResponse');
+    const answer = {
+      delivery_id: 'del_01m7zsng2qwqh89sat5d7t1vpt',
+      event_id: 'evt_01m7zsng2qwqh89sat5d7t1vpt',
+      event_type: 'alert.created',
+      attempt: 1,
+      outcome: 'succeeded',
+      status_code: 200,
+      error_kind: null,
+      error_message: null,
+      latency_ms: 12,
+      response_excerpt: null,
+      attempted_at: '2026-03-01T00:00:00.000Z',
+    };
+    expect(attempt({ ...answer, sequence: 3 })).toBe(true);
+    expect(attempt({ ...answer, sequence: null })).toBe(true);
+    expect(attempt({ ...answer, sequence: '3' })).toBe(false);
+    expect(attempt(answer)).toBe(false);
+  });
+
   it('documents portal sessions: minting behind authentication, the exchange public (ADR 0042)', async () => {
     const mint = document.paths['/v1/portal-sessions'].post;
     const exchange = document.paths['/v1/portal-sessions/exchange'].post;

@@ -100,6 +100,8 @@ describe('undelivered deliveries', () => {
       event_id: first.eventId,
       event_type: 'alert.created',
       endpoint_id: endpointId,
+      // Seeded without a number, as a delivery made before sequence numbers.
+      sequence: null,
       status: 'abandoned',
       attempts: 1,
       last_attempt_at: first.lastAttemptAt!.toISOString(),
@@ -126,9 +128,35 @@ describe('undelivered deliveries', () => {
     });
   });
 
+  it("shows each delivery's sequence number as a number, beyond 32 bits too", async () => {
+    const endpointId = await register();
+    const [first, second] = await seed({ tenantId, endpointId }, 'abandoned', times(2, SINCE));
+    // The engine numbers a delivery when it creates it (ADR 0045): here, as it would have.
+    const numbers = { [first.id]: 41, [second.id]: 2 ** 32 + 1 };
+    for (const [id, sequence] of Object.entries(numbers)) {
+      await api.dataSource.query('UPDATE deliveries SET sequence = $2 WHERE id = $1', [
+        id,
+        sequence,
+      ]);
+    }
+
+    const page = await list(`?status=abandoned&endpoint_id=${endpointId}`);
+
+    expect(page.status).toBe(200);
+    expect(
+      Object.fromEntries(
+        page.body.data.map((delivery: { id: string; sequence: unknown }) => [
+          delivery.id,
+          delivery.sequence,
+        ]),
+      ),
+    ).toEqual(numbers);
+  });
+
   it('answers as its OpenAPI schema says', async () => {
     const endpointId = await register();
-    await seed({ tenantId, endpointId }, 'abandoned', times(1, SINCE));
+    const [numbered] = await seed({ tenantId, endpointId }, 'abandoned', times(2, SINCE));
+    await api.dataSource.query('UPDATE deliveries SET sequence = 7 WHERE id = $1', [numbered.id]);
     const document = (await http(api.baseUrl, 'GET', '/v1/openapi.json')).body;
     const operation = document.paths['/v1/deliveries'].get;
     expect(operation.security).toEqual([{ api_key: [] }]);
@@ -140,7 +168,10 @@ describe('undelivered deliveries', () => {
     ajv.addSchema(document, 'openapi.json');
     const validate = ajv.getSchema('openapi.json#/components/schemas/UndeliveredPage')!;
     const page = await list(`?status=abandoned&endpoint_id=${endpointId}`);
-    expect(page.body.data).toHaveLength(1);
+    // One numbered, one not: both answers of the nullable integer.
+    expect(page.body.data.map((delivery: { sequence: unknown }) => delivery.sequence)).toEqual(
+      expect.arrayContaining([7, null]),
+    );
     expect(validate(page.body)).toBe(true);
   });
 

@@ -91,6 +91,8 @@ describe('test events', () => {
       delivery_id: expect.stringMatching(/^del_[0-9a-z]{26}$/),
       event_id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
       event_type: 'webhook.test',
+      // A test takes no number from the endpoint (ADR 0045).
+      sequence: null,
       attempt: 1,
       outcome: 'succeeded',
       status_code: 200,
@@ -136,6 +138,7 @@ describe('test events', () => {
         id: response.body.delivery_id,
         event_type: 'webhook.test',
         endpoint_id: id,
+        sequence: null,
         status: 'succeeded',
         attempts: 1,
       }),

@@ -70,6 +70,17 @@ describe('the console, the whole story of a developer in a browser', () => {
     );
   }
 
+  /** What the row showing `rowText` holds in the column named `column` of the named table. */
+  async function cellOf(table: string, rowText: string, column: string): Promise<string | null> {
+    const scope = page.getByRole('table', { name: table });
+    const columns = await scope.getByRole('columnheader').allTextContents();
+    expect(columns).toContain(column);
+    const row = scope.getByRole('row').filter({ hasText: rowText }).first();
+    return row.locator('th, td').nth(columns.indexOf(column)).textContent();
+  }
+
+  const ATTEMPTS_TABLE = 'Attempts to this endpoint, newest first';
+
   it('signs in, registers an endpoint with a test event, and sees an event delivered', async () => {
     await signInThroughConsole(page, bed, tenant.user, () => screenshot('sign-in'));
     await page.getByRole('heading', { level: 1, name: 'Endpoints' }).waitFor();
@@ -95,6 +106,9 @@ describe('the console, the whole story of a developer in a browser', () => {
     await receiver.waitForRequests(2);
     await waitForAttemptShowing(endpointUrl, event.id);
     expect(await page.getByText('HMAC-SHA256, Ed25519', { exact: true }).count()).toBe(1);
+    // The endpoint's first event is its delivery number 1; the test event took no number.
+    expect(await cellOf(ATTEMPTS_TABLE, event.id, 'Sequence')).toBe('1');
+    expect(await cellOf(ATTEMPTS_TABLE, 'webhook.test', 'Sequence')).toBe('—');
     await screenshot('endpoint');
   }, 60_000);
 
@@ -131,6 +145,7 @@ describe('the console, the whole story of a developer in a browser', () => {
     const row = page.getByRole('row').filter({ hasText: failed.id });
     await row.waitFor({ timeout: 10_000 });
     expect(await row.textContent()).toContain('503');
+    expect(await cellOf('Abandoned deliveries', failed.id, 'Sequence')).toBe('2');
     await screenshot('undelivered');
 
     receiver.respondWith({ status: 204 });
@@ -151,6 +166,13 @@ describe('the console, the whole story of a developer in a browser', () => {
       },
       { timeoutMs: 20_000, intervalMs: 300, what: 'the replayed delivery shown as succeeded' },
     );
+    // The event's deliveries: the replay was sent under the number the delivery always had.
+    await page.getByRole('link', { name: failed.id }).first().click();
+    await page
+      .getByRole('heading', { level: 1, name: `Deliveries of event ${failed.id}` })
+      .waitFor();
+    const deliveriesTable = 'Deliveries of the event, one per endpoint';
+    expect(await cellOf(deliveriesTable, 'succeeded', 'Sequence')).toBe('2');
     await openFromNavigation('Endpoints');
     await page.getByRole('row').filter({ hasText: endpointUrl }).filter({ hasText: '%' }).waitFor();
     await screenshot('endpoints');

@@ -71,6 +71,18 @@ describe('the delivery log and its projections (spec 6; DESIGN "Event sourcing")
       cursor = page.body.next_cursor;
     } while (cursor);
     expect(pages).toEqual(all);
+    // Three events, three deliveries numbered 1..3; every attempt of one carries its number.
+    const numbersOf = new Map<string, Set<number>>();
+    for (const attempt of all as { delivery_id: string; sequence: number }[]) {
+      numbersOf.set(
+        attempt.delivery_id,
+        (numbersOf.get(attempt.delivery_id) ?? new Set()).add(attempt.sequence),
+      );
+    }
+    expect([...numbersOf.values()].map((numbers) => [...numbers])).toEqual(
+      expect.arrayContaining([[1], [2], [3]]),
+    );
+    expect(numbersOf.size).toBe(3);
 
     const failed = await http(
       stack.api.baseUrl,
@@ -109,9 +121,11 @@ describe('the delivery log and its projections (spec 6; DESIGN "Event sourcing")
         })
       ).body.data,
     ).toEqual([]);
-    expect(
-      (await http(stack.api.baseUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key })).body.data,
-    ).toHaveLength(1);
+    const deliveries = (
+      await http(stack.api.baseUrl, 'GET', `/v1/events/${eventId}/deliveries`, { key })
+    ).body.data;
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0].sequence).toBe(all[0].sequence);
   });
 
   it('rebuilds deliveries, attempts, schedule and endpoints from the log into exactly the live rows', async () => {

@@ -4,6 +4,15 @@ import { ATTEMPT_ERROR_KINDS, DeliveryAttemptRecord, DeliveryRecord } from '@svc
 import { IsInstant, PageQuery } from '@svc/http';
 import { IsIn, IsOptional } from 'class-validator';
 
+/** One schema for the field wherever a delivery or an attempt is shown (ADR 0045). */
+const SEQUENCE_PROPERTY = {
+  type: 'integer',
+  minimum: 1,
+  nullable: true,
+  description:
+    "The delivery's number among its endpoint's deliveries (1, 2, 3…), the `X-SVC-Sequence` it was sent with, the same on every attempt and replay. Null for test deliveries and for deliveries made before sequence numbers.",
+} as const;
+
 export class AttemptsQuery extends PageQuery {
   @ApiPropertyOptional({
     enum: ['succeeded', 'failed'],
@@ -50,6 +59,7 @@ export class AttemptResponse {
     description: "The event type of the attempt's delivery (null if the delivery is not held).",
   })
   event_type!: string | null;
+  @ApiProperty(SEQUENCE_PROPERTY) sequence!: number | null;
   @ApiProperty({ minimum: 1 }) attempt!: number;
   @ApiProperty({ enum: ['succeeded', 'failed'] }) outcome!: 'succeeded' | 'failed';
   @ApiProperty({
@@ -79,6 +89,7 @@ export class AttemptResponse {
       delivery_id: row.deliveryId,
       event_id: row.eventId,
       event_type: row.eventType ?? null,
+      sequence: row.sequence,
       attempt: row.attempt,
       outcome: row.succeeded ? 'succeeded' : 'failed',
       status_code: row.statusCode,
@@ -108,6 +119,7 @@ export class DeliveryResponse {
   @ApiProperty({ pattern: '^evt_' }) event_id!: string;
   @ApiProperty() event_type!: string;
   @ApiProperty({ pattern: '^wh_' }) endpoint_id!: string;
+  @ApiProperty(SEQUENCE_PROPERTY) sequence!: number | null;
   @ApiProperty({ enum: ['pending', 'succeeded', 'abandoned', 'cancelled'] }) status!: string;
   @ApiProperty() attempts!: number;
   @ApiProperty({ type: String, nullable: true, format: 'date-time' }) last_attempt_at!:
@@ -124,6 +136,7 @@ export class DeliveryResponse {
       event_id: row.eventId,
       event_type: row.eventType,
       endpoint_id: row.endpointId,
+      sequence: row.sequence,
       status: row.status,
       attempts: row.attempts,
       last_attempt_at: iso(row.lastAttemptAt),

@@ -357,6 +357,8 @@ export interface components {
       event_id: string;
       /** @description The event type of the attempt's delivery (null if the delivery is not held). */
       event_type: string | null;
+      /** @description The delivery's number among its endpoint's deliveries (1, 2, 3…), the `X-SVC-Sequence` it was sent with, the same on every attempt and replay. Null for test deliveries and for deliveries made before sequence numbers. */
+      sequence: number | null;
       attempt: number;
       /** @enum {string} */
       outcome: 'succeeded' | 'failed';
@@ -394,6 +396,8 @@ export interface components {
       event_id: string;
       event_type: string;
       endpoint_id: string;
+      /** @description The delivery's number among its endpoint's deliveries (1, 2, 3…), the `X-SVC-Sequence` it was sent with, the same on every attempt and replay. Null for test deliveries and for deliveries made before sequence numbers. */
+      sequence: number | null;
       /** @enum {string} */
       status: 'pending' | 'succeeded' | 'abandoned' | 'cancelled';
       attempts: number;
@@ -546,6 +550,8 @@ export interface components {
       event_id: string;
       event_type: string;
       endpoint_id: string;
+      /** @description The delivery's number among its endpoint's deliveries (1, 2, 3…), the `X-SVC-Sequence` it was sent with, the same on every attempt and replay. Null for test deliveries and for deliveries made before sequence numbers. */
+      sequence: number | null;
       /** @enum {string} */
       status: 'pending' | 'succeeded' | 'abandoned' | 'cancelled';
       attempts: number;

@@ -36,6 +36,7 @@ function AttemptRow({ attempt }: { attempt: Attempt }) {
         </Link>
       </td>
       <td>{attempt.event_type ?? '—'}</td>
+      <td>{attempt.sequence ?? '—'}</td>
       <td>{attempt.attempt}</td>
       <td>
         <span class={`outcome outcome-${attempt.outcome}`}>{attempt.outcome}</span>
@@ -129,6 +130,7 @@ export function AttemptsSection({ endpointId }: { endpointId: string }) {
                   <th scope="col">Time</th>
                   <th scope="col">Event</th>
                   <th scope="col">Event type</th>
+                  <th scope="col">Sequence</th>
                   <th scope="col">Attempt</th>
                   <th scope="col">Outcome</th>
                   <th scope="col">Status code</th>

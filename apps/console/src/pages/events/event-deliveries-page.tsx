@@ -83,6 +83,7 @@ function DeliveryRow({
           <code>{delivery.endpoint_id}</code>
         </Link>
       </th>
+      <td>{delivery.sequence ?? '—'}</td>
       <td>
         <span class={`badge delivery-${status}`}>{status}</span>
       </td>
@@ -160,6 +161,7 @@ export function EventDeliveriesPage({ eventId }: { eventId: string }) {
               <thead>
                 <tr>
                   <th scope="col">Endpoint</th>
+                  <th scope="col">Sequence</th>
                   <th scope="col">Status</th>
                   <th scope="col">Attempts</th>
                   <th scope="col">Last attempt</th>

@@ -78,6 +78,7 @@ function UndeliveredTable({
           <tr>
             <th scope="col">Event</th>
             <th scope="col">Endpoint</th>
+            <th scope="col">Sequence</th>
             <th scope="col">Attempts</th>
             <th scope="col">Last attempt</th>
             <th scope="col">Last failure</th>

@@ -60,6 +60,7 @@ export function UndeliveredRow({
           <code>{delivery.endpoint_url ?? delivery.endpoint_id}</code>
         </Link>
       </td>
+      <td>{delivery.sequence ?? '—'}</td>
       <td>{delivery.attempts}</td>
       <td>
         <DateTime iso={delivery.last_attempt_at} />
