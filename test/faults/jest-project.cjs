@@ -1,8 +1,9 @@
 /**
  * The fault suite as a Jest project (jest.config.js takes it from here). It exists only when
  * FAULTS_SUBSET is set, which `npm run test:faults` (all) and `npm run test:faults:short` (the
- * CI subset) do: so `npm test` never runs it. It starts processes and servers of its own and
- * kills them, so it runs serially (--runInBand) with long per-test timeouts.
+ * CI subset) do: so `npm test` never runs it (only `faults-ledger`, the ledger's unit tests). It
+ * starts processes and servers of its own and kills them, so it runs serially (--runInBand) with
+ * long per-test timeouts.
  */
 const { resolve } = require('node:path');
 
@@ -10,15 +11,23 @@ const { resolve } = require('node:path');
 const SHORT_SUBSET = ['kill-9-three-times', 'sigterm-under-load', 'postgres-restarted'];
 
 module.exports = function faultsProjects(shared) {
+  // The ledger's own unit tests (made-up runs, no processes): with every `npm test`, since a
+  // checker that cannot fail would pass every scenario.
+  const ledgerTests = {
+    ...shared,
+    displayName: 'faults-ledger',
+    testMatch: [resolve(__dirname, 'harness/*.spec.ts')],
+  };
   const subset = process.env.FAULTS_SUBSET;
   if (!subset) {
-    return [];
+    return [ledgerTests];
   }
   if (subset !== 'all' && subset !== 'short') {
     throw new Error(`FAULTS_SUBSET must be "all" or "short", not "${subset}"`);
   }
   const scenarios = resolve(__dirname, 'scenarios');
   return [
+    ledgerTests,
     {
       ...shared,
       displayName: 'faults',

@@ -11,6 +11,13 @@ import type { Pool } from 'pg';
 import type { PublishedEvent } from './event-load';
 import type { EngineLife } from './fault-stack';
 import type { ReceivedPost } from './recording-receiver';
+import {
+  alternatingKinds,
+  countsOfKinds,
+  judgeSequenceNumbers,
+  NumberRecordedWith,
+  SequenceFigures,
+} from './sequence-ledger';
 
 /**
  * The one checker of every scenario: what was published (the known set), what the receivers
@@ -108,6 +115,8 @@ export interface LedgerFigures {
   consumer: { pending: number; ackPending: number } | null;
   deadLetters: number | null;
   recovery: Recovery[];
+  /** Per-endpoint sequence numbers (ADR 0045): each endpoint's n and highest numbers, findings. */
+  sequences: SequenceFigures;
 }
 
 export interface LedgerResult {
@@ -146,18 +155,25 @@ const SAMPLE = 5;
 const pairKey = (eventId: string, endpoint: string) => `${eventId} ${endpoint}`;
 const attemptKey = (deliveryId: string, attempt: number) => `${deliveryId} #${attempt}`;
 
-function check(name: string, failures: unknown[], summary: string): Check {
+/** `failingKinds`: the failures counted by kind, when they are of several. */
+function check(name: string, failures: unknown[], summary: string, failingKinds?: string): Check {
   return {
     name,
     ok: failures.length === 0,
     detail:
       failures.length === 0
         ? summary
-        : `${failures.length} failing: ${JSON.stringify(failures.slice(0, SAMPLE))}${
-            failures.length > SAMPLE ? ' …' : ''
-          }`,
+        : `${failures.length} failing${failingKinds ? ` (${failingKinds})` : ''}: ${JSON.stringify(
+            failures.slice(0, SAMPLE),
+          )}${failures.length > SAMPLE ? ' …' : ''}`,
   };
 }
+
+/** bigint columns come from pg as strings; the folds and the receivers have numbers. */
+const sequenceAsNumber = (row: Record<string, unknown>): Record<string, unknown> =>
+  row.sequence === null || row.sequence === undefined
+    ? row
+    : { ...row, sequence: Number(row.sequence) };
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -225,9 +241,22 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
       [Object.values(ENDPOINT_EVENT_TYPES)],
     )
   ).rows;
-  const deliveryRows = (await db.query<Record<string, unknown>>('SELECT * FROM deliveries')).rows;
-  const attemptRows = (await db.query<Record<string, unknown>>('SELECT * FROM delivery_attempts'))
-    .rows;
+  const deliveryRows = (
+    await db.query<Record<string, unknown>>('SELECT * FROM deliveries')
+  ).rows.map(sequenceAsNumber);
+  const attemptRows = (
+    await db.query<Record<string, unknown>>('SELECT * FROM delivery_attempts')
+  ).rows.map(sequenceAsNumber);
+  const claimRows = (
+    await db.query<{ event_id: string; endpoint_id: string; sequence: string }>(
+      'SELECT event_id, endpoint_id, sequence::text FROM delivery_numbers',
+    )
+  ).rows;
+  const counterRows = (
+    await db.query<{ endpoint_id: string; last: string }>(
+      'SELECT endpoint_id, last::text FROM endpoint_sequences',
+    )
+  ).rows;
   const scheduleRows = (await db.query<Record<string, unknown>>('SELECT * FROM delivery_schedule'))
     .rows;
   const endpointRows = (await db.query<Record<string, unknown>>('SELECT * FROM webhook_endpoints'))
@@ -503,6 +532,56 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
     }
   }
 
+  // --- sequence numbers (ADR 0045): per endpoint 1..n, one per event, the same on every attempt,
+  // as the receivers saw them and as the log holds them.
+  const endpointName = (id: string) => endpointById.get(id) ?? `unknown endpoint ${id}`;
+  const dueEvents = new Map<string, string[]>(
+    [...input.endpointIds.keys()].map((name) => [name, []]),
+  );
+  for (const event of published) {
+    for (const endpoint of event.endpoints) {
+      dueEvents.set(endpoint, dueEvents.get(endpoint) ?? []);
+      dueEvents.get(endpoint)!.push(event.envelope.id);
+    }
+  }
+  /** The events that can start a stream carry its identity, and so its number. */
+  const numberedTypes: string[] = [
+    DELIVERY_EVENT_TYPES.attempted,
+    DELIVERY_EVENT_TYPES.deferred,
+    DELIVERY_EVENT_TYPES.scheduled,
+  ];
+  const recordedWith: NumberRecordedWith[] = [
+    ...deliveryEventRows
+      .filter((row) => numberedTypes.includes(row.type))
+      .map((row) => ({
+        deliveryId: row.stream_id,
+        where: `${row.type} v${row.version}`,
+        sequence: (row.data.sequence ?? null) as number | null,
+      })),
+    ...attemptRows.map((row) => ({
+      deliveryId: String(row.delivery_id),
+      where: `delivery_attempts #${String(row.attempt)}`,
+      sequence: (row.sequence ?? null) as number | null,
+    })),
+  ];
+  const sequences = judgeSequenceNumbers({
+    due: dueEvents,
+    posts,
+    deliveries: deliveryRows.map((row) => ({
+      deliveryId: String(row.id),
+      eventId: String(row.event_id),
+      endpoint: endpointName(String(row.endpoint_id)),
+      sequence: (row.sequence ?? null) as number | null,
+    })),
+    recordedWith,
+    claims: claimRows.map((row) => ({
+      eventId: row.event_id,
+      endpoint: endpointName(row.endpoint_id),
+      sequence: Number(row.sequence),
+    })),
+    counters: new Map(counterRows.map((row) => [endpointName(row.endpoint_id), Number(row.last)])),
+  });
+
   // --- metrics: each engine scraped once settled, against the attempts recorded in its life.
   const metrics = input.engines
     .filter((life) => life.counters !== null)
@@ -621,8 +700,16 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
     consumer: input.consumer,
     deadLetters: input.deadLetters,
     recovery,
+    sequences: sequences.figures,
   };
 
+  /** `acme-alerts 1..120, …`: each endpoint's numbers, as far as one side goes. */
+  const sequenceSummary = (
+    highest: (figures: SequenceFigures['endpoints'][string]) => number | null,
+  ) =>
+    Object.entries(sequences.figures.endpoints)
+      .map(([endpoint, figures]) => `${endpoint} 1..${highest(figures) ?? 0}`)
+      .join(', ');
   const checks: Check[] = [
     check(
       'every (event, subscribed endpoint) pair arrived',
@@ -684,6 +771,18 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
       'one delivery per pair, succeeded; none other',
       deliveryProblems,
       `${deliveryRows.length} deliveries: ${JSON.stringify(statusCounts)}`,
+    ),
+    check(
+      'per endpoint the receivers saw 1..n, one number per event, the same on every attempt',
+      alternatingKinds(sequences.receiverFindings),
+      `${dueEvents.size} endpoints: ${sequenceSummary((e) => e.highestAccepted)}`,
+      countsOfKinds(sequences.figures.receivers),
+    ),
+    check(
+      'the log numbers every pair as its receiver saw it (deliveries, events, attempts, claims, counters)',
+      alternatingKinds(sequences.logFindings),
+      `deliveries numbered ${sequenceSummary((e) => e.highestLogged)}, each as its receiver saw it; every claim its delivery's, every counter at n`,
+      countsOfKinds(sequences.figures.log),
     ),
     check('no delivery stuck', stuck, 'nothing pending or scheduled, consumer empty'),
     check(

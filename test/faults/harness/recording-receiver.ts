@@ -1,3 +1,4 @@
+import { DELIVERY_HEADERS } from '@svc/contracts';
 import { verifySignature, verifyStandardWebhook } from '@svc/signing';
 import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,6 +26,11 @@ export interface ReceivedPost {
   tenantId: string;
   deliveryId: string;
   attempt: number;
+  /**
+   * X-SVC-Sequence as it came (null when the POST had none): kept unparsed, so that the ledger
+   * can tell a missing number from a malformed one.
+   */
+  sequence: string | null;
   /** Date.now() when the whole request had arrived. */
   receivedAt: number;
   /** Date.now() when the answer was written, or the connection closed. */
@@ -70,8 +76,8 @@ const header = (request: IncomingMessage, name: string): string | undefined => {
 /**
  * A webhook receiver of the fault suite: HTTPS with the test CA's certificate on a port that
  * stays its own, so that it can go down (connections refused) and come back up on the same URL.
- * It records every POST (event, delivery, attempt, time, signature check) and what it answered,
- * which is what the ledger compares with the delivery log.
+ * It records every POST (event, delivery, attempt, sequence number, time, signature check) and
+ * what it answered, which is what the ledger compares with the delivery log.
  */
 export class RecordingReceiver {
   readonly posts: ReceivedPost[] = [];
@@ -196,6 +202,7 @@ export class RecordingReceiver {
       tenantId: envelope.tenant_id ?? '',
       deliveryId: header(request, 'x-svc-delivery-id') ?? '',
       attempt: Number(header(request, 'x-svc-delivery-attempt') ?? NaN),
+      sequence: header(request, DELIVERY_HEADERS.sequence) ?? null,
       receivedAt: Date.now(),
       answeredAt: null,
       outcome: 'unanswered',

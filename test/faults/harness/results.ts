@@ -68,6 +68,13 @@ export function resultsOfRun(run: string): ScenarioResult[] {
 const seconds = (value: number | null | undefined) =>
   value === null || value === undefined ? '-' : (value / 1000).toFixed(1);
 
+const total = (counts: Record<string, number>) =>
+  Object.values(counts).reduce((sum, count) => sum + count, 0);
+
+/** Results written before the ledger judged sequence numbers have none. */
+const sequenceFindings = (sequences: LedgerFigures['sequences'] | undefined) =>
+  sequences ? `${total(sequences.receivers)} / ${total(sequences.log)}` : '-';
+
 /** The run's summary: one line per scenario, in a Markdown table (as docs/testing.md shows it). */
 export function summaryTable(results: ScenarioResult[]): string {
   const header = [
@@ -79,6 +86,7 @@ export function summaryTable(results: ScenarioResult[]): string {
     'duplicates (crash window / outside)',
     'unrecorded POSTs (crash window / outside)',
     'stuck',
+    'sequence findings (receivers / log)',
     'recovery: first / all delivered (s)',
     'checks',
     'time (s)',
@@ -106,6 +114,7 @@ export function summaryTable(results: ScenarioResult[]): string {
       `${f.duplicates.inCrashWindow} / ${f.duplicates.outsideCrashWindow}`,
       `${f.unrecordedPosts.inCrashWindow} / ${f.unrecordedPosts.outsideCrashWindow}`,
       String(f.stuck),
+      sequenceFindings(f.sequences),
       recovery,
       failed === 0
         ? `${result.checks.length} passed`
