@@ -14,6 +14,7 @@ import {
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { JwksKeySource } from './jwks-key-source';
 import { RecentIds } from './recent-ids';
+import { sequenceOf } from './sequence-header';
 import { Verification, verifyDelivery } from './verify-delivery';
 
 /** Node lowercases incoming header names (these are DELIVERY_HEADERS of @svc/contracts). */
@@ -36,6 +37,11 @@ export interface DeliveryInfo {
   receivedAt: Date;
   /** Which signatures verified (none, for a delivery answered 401). */
   verification: Verification;
+  /**
+   * `X-SVC-Sequence`: the delivery's number among its endpoint's, for gap checks (ADR 0045);
+   * absent on test events. Not covered by the signature: count it only for verified deliveries.
+   */
+  sequence?: number;
 }
 
 export interface ReceiverOptions {
@@ -209,7 +215,14 @@ function createDeliveryHandler(
       toleranceSeconds: options.timestampToleranceSeconds,
       now: receivedAt,
     });
-    const delivery: DeliveryInfo = { rawBody, headers: request.headers, receivedAt, verification };
+    const sequence = sequenceOf(request.headers);
+    const delivery: DeliveryInfo = {
+      rawBody,
+      headers: request.headers,
+      receivedAt,
+      verification,
+      ...(sequence !== undefined && { sequence }),
+    };
     if (verification.verified === false) {
       options.onRejected?.(delivery);
       return answer(response, 401, verification.failure ?? 'invalid signature');

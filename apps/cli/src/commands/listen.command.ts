@@ -16,12 +16,15 @@ import type { AddressInfo } from 'node:net';
 import {
   ATTEMPT_HEADER,
   createReceiver,
+  DEFAULT_GAP_WINDOW_MS,
   DELIVERY_ID_HEADER,
   DeliveryInfo,
   jwksKeySource,
   WebhookEvent,
 } from '@svc/webhook-receiver';
+import ms from 'ms';
 import { CliError, CliIo, localStack } from '../cli-context';
+import { gapWindowMsOf, SequenceGapReport } from './listen-gaps';
 
 interface ListenOptions {
   apiKey?: string;
@@ -30,6 +33,7 @@ interface ListenOptions {
   port: string;
   keep?: boolean;
   signatureSchemes: string;
+  gapWindow: string;
 }
 
 const DEFAULT_API_URL = 'http://localhost:8080';
@@ -52,6 +56,7 @@ export function describeDelivery(
     event?.id ?? header('x-svc-event-id'),
     event?.type ?? header('x-svc-event-type'),
     `attempt ${header(ATTEMPT_HEADER)}`,
+    ...(delivery.sequence === undefined ? [] : [`seq ${delivery.sequence}`]),
     schemes.length > 0
       ? `signature ok (${schemes.join(', ')})`
       : 'signature NOT verified (answered 401)',
@@ -139,6 +144,28 @@ async function problem(response: Response): Promise<string> {
   }
 }
 
+/** The options checked, with the environment's and the local stack's defaults filled in. */
+function listenSettingsOf(options: ListenOptions, io: CliIo) {
+  const apiKey = options.apiKey ?? io.env.SVC_API_KEY;
+  if (!apiKey) {
+    throw new CliError('give an API key with webhooks:manage: --api-key or SVC_API_KEY', 2);
+  }
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new CliError('--port: must be a port number from 0 to 65535', 2);
+  }
+  const apiUrl = (
+    options.apiUrl ??
+    io.env.SVC_API_URL ??
+    localStack(io).apiUrl ??
+    DEFAULT_API_URL
+  ).replace(/\/$/, '');
+  const events = options.events.split(',').map((type) => type.trim());
+  const signatureSchemes = parseSignatureSchemes(options.signatureSchemes);
+  const gapWindowMs = gapWindowMsOf(options.gapWindow);
+  return { apiKey, port, apiUrl, events, signatureSchemes, gapWindowMs };
+}
+
 export function listenCommand(io: CliIo, json: () => boolean): Command {
   return new Command('listen')
     .description(
@@ -163,23 +190,17 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
         "API's published keys), or both",
       SIGNATURE_SCHEMES.join(','),
     )
+    .option(
+      '--gap-window <duration>',
+      'warn when an X-SVC-Sequence number is still missing this long after a later one arrived: ' +
+        "past the retry window (the spec's retries span 36 min 25 s)",
+      ms(DEFAULT_GAP_WINDOW_MS),
+    )
     .action(async (options: ListenOptions) => {
-      const apiKey = options.apiKey ?? io.env.SVC_API_KEY;
-      if (!apiKey) {
-        throw new CliError('give an API key with webhooks:manage: --api-key or SVC_API_KEY', 2);
-      }
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw new CliError('--port: must be a port number from 0 to 65535', 2);
-      }
-      const apiUrl = (
-        options.apiUrl ??
-        io.env.SVC_API_URL ??
-        localStack(io).apiUrl ??
-        DEFAULT_API_URL
-      ).replace(/\/$/, '');
-      const events = options.events.split(',').map((type) => type.trim());
-      const signatureSchemes = parseSignatureSchemes(options.signatureSchemes);
+      const { apiKey, port, apiUrl, events, signatureSchemes, gapWindowMs } = listenSettingsOf(
+        options,
+        io,
+      );
       const print = (line: string, record: Record<string, unknown>) =>
         io.stdout(`${json() ? JSON.stringify(record) : line}\n`);
 
@@ -193,12 +214,15 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
         : undefined;
       // Fetched once now, so that the first delivery is not the one to wait for the key set.
       await jwks?.keys();
+      const gapReport = new SequenceGapReport(gapWindowMs, print);
       const server = createReceiver({
         ...(signatureSchemes.includes('hmac-sha256') && { secret }),
         ...(jwks && { jwks }),
         tls: { cert: certPem, key: keyPem },
-        onEvent: (event, delivery) =>
-          print(describeDelivery(delivery, event), deliveryRecord(delivery, event)),
+        onEvent: (event, delivery) => {
+          print(describeDelivery(delivery, event), deliveryRecord(delivery, event));
+          gapReport.note(delivery);
+        },
         onRejected: (delivery) => print(describeDelivery(delivery), deliveryRecord(delivery)),
       });
       server.listen(port, '127.0.0.1');
@@ -210,34 +234,65 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
       ]);
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
       const api = new RegistrationApi(apiUrl, apiKey);
+      const stopGapChecks = gapReport.checkPeriodically();
       try {
         const endpoint = await api.register(url, events, secret, signatureSchemes);
-        const attempts = `${apiUrl}/v1/webhooks/${endpoint.id}/attempts`;
+        gapReport.forEndpoint(endpoint.id);
         print(
-          [
-            `listening on ${url} (certificate from the local CA, ${ca.certFile})`,
-            `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}, signed with ${signatureSchemes.join(', ')}`,
-            `its attempts: curl -s ${attempts} -H "Authorization: Bearer <your API key>"`,
-            `waiting for deliveries; Ctrl-C stops${options.keep ? '' : ' and removes the endpoint'}`,
-          ].join('\n'),
-          {
-            listening: url,
-            endpoint_id: endpoint.id,
-            events: endpoint.events,
-            signature_schemes: signatureSchemes,
-            attempts_url: attempts,
-          },
+          ...listeningBanner({
+            url,
+            ca: ca.certFile,
+            apiUrl,
+            endpoint,
+            signatureSchemes,
+            options,
+            gapWindowMs,
+          }),
         );
         await io.untilStopped();
+        stopGapChecks();
+        gapReport.reportAtExit();
         if (!options.keep) {
           await api.remove(endpoint.id);
           print(`removed endpoint ${endpoint.id}`, { removed: endpoint.id });
         }
       } finally {
+        stopGapChecks();
         server.close();
         server.closeAllConnections();
       }
     });
+}
+
+/** What the person reads once the listener is registered, and the same as JSON. */
+function listeningBanner(listener: {
+  url: string;
+  ca: string;
+  apiUrl: string;
+  endpoint: Registered;
+  signatureSchemes: SignatureScheme[];
+  options: Pick<ListenOptions, 'keep'>;
+  gapWindowMs: number;
+}): [string, Record<string, unknown>] {
+  const { url, endpoint, signatureSchemes, gapWindowMs } = listener;
+  const attempts = `${listener.apiUrl}/v1/webhooks/${endpoint.id}/attempts`;
+  return [
+    [
+      `listening on ${url} (certificate from the local CA, ${listener.ca})`,
+      `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}, signed with ${signatureSchemes.join(', ')}`,
+      `its attempts: curl -s ${attempts} -H "Authorization: Bearer <your API key>"`,
+      `a missing X-SVC-Sequence number is reported once ${ms(gapWindowMs, { long: true })} have passed (--gap-window)`,
+      `waiting for deliveries; Ctrl-C stops${listener.options.keep ? '' : ' and removes the endpoint'}`,
+    ].join('\n'),
+    {
+      listening: url,
+      endpoint_id: endpoint.id,
+      events: endpoint.events,
+      signature_schemes: signatureSchemes,
+      attempts_url: attempts,
+      gap_window_ms: gapWindowMs,
+    },
+  ];
 }
 
 function deliveryRecord(delivery: DeliveryInfo, event?: WebhookEvent): Record<string, unknown> {
@@ -247,6 +302,7 @@ function deliveryRecord(delivery: DeliveryInfo, event?: WebhookEvent): Record<st
     event_id: event?.id ?? delivery.headers['x-svc-event-id'],
     type: event?.type ?? delivery.headers['x-svc-event-type'],
     attempt: Number(delivery.headers[ATTEMPT_HEADER]),
+    sequence: delivery.sequence ?? null,
     delivery_id: delivery.headers[DELIVERY_ID_HEADER],
     signature: schemes.length > 0 ? 'verified' : 'invalid',
     signatures_verified: schemes,
