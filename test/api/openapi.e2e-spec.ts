@@ -54,12 +54,13 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       '#/components/schemas/WebhookEndpointResponse',
     );
     const endpointSchema = document.components.schemas.WebhookEndpointResponse;
-    // The spec's five fields and ADR 0044's signature_schemes are always there; the extensions
-    // of issue 13 only when they apply.
+    // The spec's five fields, ADR 0044's signature_schemes and ADR 0045's ordering are always
+    // there; the extensions of issue 13 only when they apply.
     expect([...endpointSchema.required].sort()).toEqual([
       'created_at',
       'events',
       'id',
+      'ordering',
       'signature_schemes',
       'status',
       'url',
@@ -68,6 +69,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       'created_at',
       'events',
       'id',
+      'ordering',
       'previous_secret_expires_at',
       'rate_limit_per_second',
       'signature_schemes',

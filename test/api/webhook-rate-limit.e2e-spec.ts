@@ -44,7 +44,7 @@ describe('the rate limit of a webhook endpoint', () => {
     expect(row.rate_limit_per_second).toBe(5);
   });
 
-  it('is left out of the answer when there is none, so the resource stays that of spec 4.1 (with ADR 0044 signature_schemes)', async () => {
+  it('is left out of the answer when there is none, so the resource stays that of spec 4.1 (with ADR 0044 signature_schemes and ADR 0045 ordering)', async () => {
     for (const body of [validBody(), validBody({ rate_limit_per_second: null })]) {
       const response = await register(body);
       expect(response.status).toBe(201);
@@ -52,6 +52,7 @@ describe('the rate limit of a webhook endpoint', () => {
         'created_at',
         'events',
         'id',
+        'ordering',
         'signature_schemes',
         'status',
         'url',

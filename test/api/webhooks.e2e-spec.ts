@@ -24,7 +24,7 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
     http(api.baseUrl, 'POST', '/v1/webhooks', { key: as, json: body });
 
   describe('POST /v1/webhooks', () => {
-    it('answers 201 with a Location and exactly id, url, events, status, created_at and signature_schemes', async () => {
+    it('answers 201 with a Location and exactly id, url, events, status, created_at, signature_schemes and ordering', async () => {
       const before = Date.now();
       const response = await register(validBody());
       expect(response.status).toBe(201);
@@ -33,6 +33,7 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
         'created_at',
         'events',
         'id',
+        'ordering',
         'signature_schemes',
         'status',
         'url',
@@ -44,6 +45,7 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
         status: 'active',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         signature_schemes: ['hmac-sha256'],
+        ordering: 'unordered',
       });
       expect(Date.parse(response.body.created_at)).toBeGreaterThanOrEqual(before - 1000);
       expect(response.headers.get('location')).toBe(`/v1/webhooks/${response.body.id}`);

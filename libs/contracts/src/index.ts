@@ -11,3 +11,4 @@ export * from './event-examples';
 export * from './envelope-text';
 export * from './console-client';
 export * from './signature-schemes';
+export * from './endpoint-ordering';

@@ -38,6 +38,7 @@ describe('decideRegister', () => {
           status: 'active',
           environment: 'test',
           signature_schemes: ['hmac-sha256'],
+          ordering: 'unordered',
           created_at: '2026-01-01T00:00:00.000Z',
         },
       },
@@ -51,6 +52,11 @@ describe('decideRegister', () => {
       now,
     );
     expect(event.data.signature_schemes).toEqual(['ed25519', 'hmac-sha256']);
+  });
+
+  it('given FIFO ordering, when registered, then the event records it', () => {
+    const [event] = decideRegister({ ...command, ordering: 'fifo' }, null, now);
+    expect(event.data.ordering).toBe('fifo');
   });
 
   it('given an endpoint with that id, when registered again, then nothing happens', () => {
@@ -86,6 +92,12 @@ describe('decideUpdate', () => {
     const [event] = decideUpdate({ signatureSchemes: ['ed25519'] }, endpoint(), now);
 
     expect(event.data.changes).toEqual({ signature_schemes: ['ed25519'] });
+  });
+
+  it('given an endpoint, when its ordering changes, then only it is in the event', () => {
+    const [event] = decideUpdate({ ordering: 'fifo' }, endpoint(), now);
+
+    expect(event.data.changes).toEqual({ ordering: 'fifo' });
   });
 });
 

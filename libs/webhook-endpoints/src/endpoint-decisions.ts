@@ -1,5 +1,7 @@
 import {
+  DEFAULT_ENDPOINT_ORDERING,
   DEFAULT_SIGNATURE_SCHEMES,
+  type EndpointOrdering,
   type EventSubscription,
   type SignatureScheme,
 } from '@svc/contracts';
@@ -34,6 +36,8 @@ export interface RegisterEndpoint {
   rateLimitPerSecond?: number | null;
   /** Absent: the default, HMAC only. */
   signatureSchemes?: readonly SignatureScheme[];
+  /** Absent: the default, unordered. */
+  ordering?: EndpointOrdering;
 }
 
 /** A new endpoint, active, at the URL as it will be delivered to. */
@@ -61,6 +65,8 @@ export function decideRegister(
         }),
         // Always recorded, the default too, so the log says how the endpoint signed from the start.
         signature_schemes: [...(command.signatureSchemes ?? DEFAULT_SIGNATURE_SCHEMES)],
+        // Recorded like the schemes, the default too: the log says how the endpoint was ordered.
+        ordering: command.ordering ?? DEFAULT_ENDPOINT_ORDERING,
         created_at: now.toISOString(),
       },
     },
@@ -74,6 +80,7 @@ export interface UpdateEndpoint {
   /** null removes the limit. */
   rateLimitPerSecond?: number | null;
   signatureSchemes?: readonly SignatureScheme[];
+  ordering?: EndpointOrdering;
 }
 
 /** The fields given, and only those, change. */
@@ -99,6 +106,7 @@ export function decideUpdate(
           ...(command.signatureSchemes !== undefined && {
             signature_schemes: [...command.signatureSchemes],
           }),
+          ...(command.ordering !== undefined && { ordering: command.ordering }),
         },
         updated_at: now.toISOString(),
       },

@@ -1,4 +1,4 @@
-import type { EventSubscription, SignatureScheme } from '@svc/contracts';
+import type { EndpointOrdering, EventSubscription, SignatureScheme } from '@svc/contracts';
 
 /** The events of a webhook endpoint's stream (stream id = endpoint id). */
 export const ENDPOINT_EVENT_TYPES = {
@@ -45,6 +45,8 @@ export interface EndpointRegistered {
   rate_limit_per_second?: number | null;
   /** How deliveries are signed (ADR 0044); absent in registrations recorded before it: HMAC only. */
   signature_schemes?: SignatureScheme[];
+  /** Delivery order (ADR 0045); absent in registrations recorded before it: unordered. */
+  ordering?: EndpointOrdering;
   created_at: string;
 }
 
@@ -58,6 +60,7 @@ export interface EndpointUpdated {
     /** null removes the limit. */
     rate_limit_per_second?: number | null;
     signature_schemes?: SignatureScheme[];
+    ordering?: EndpointOrdering;
   };
   updated_at: string;
 }

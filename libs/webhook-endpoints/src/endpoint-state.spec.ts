@@ -19,6 +19,7 @@ describe('applyEndpointEvent', () => {
       environment: 'live',
       rateLimitPerSecond: null,
       signatureSchemes: ['hmac-sha256'],
+      ordering: 'unordered',
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       updatedAt: new Date('2026-01-01T00:00:00.000Z'),
       version: 1,
@@ -201,6 +202,30 @@ describe('applyEndpointEvent: signature schemes (ADR 0044)', () => {
     });
     expect(applyEndpointEvent(both, update({ signature_schemes: ['ed25519'] }), 2)).toMatchObject({
       signatureSchemes: ['ed25519'],
+    });
+  });
+});
+
+describe('applyEndpointEvent: ordering (ADR 0045)', () => {
+  const update = (changes: { ordering?: 'unordered' | 'fifo'; url?: string }) =>
+    ({
+      type: ENDPOINT_EVENT_TYPES.updated,
+      data: { endpoint_id: 'wh_1', changes, updated_at: '2026-01-02T00:00:00.000Z' },
+    }) as EndpointEvent;
+
+  it('folds a registration recorded before the field to unordered', () => {
+    expect(registered.data).not.toHaveProperty('ordering');
+    expect(fold([registered])).toMatchObject({ ordering: 'unordered' });
+  });
+
+  it('keeps the registered ordering until an update names another', () => {
+    const fifo = fold([registeredEvent({ ordering: 'fifo' })]);
+    expect(fifo).toMatchObject({ ordering: 'fifo' });
+    expect(applyEndpointEvent(fifo, update({ url: 'https://b.example/' }), 2)).toMatchObject({
+      ordering: 'fifo',
+    });
+    expect(applyEndpointEvent(fifo, update({ ordering: 'unordered' }), 2)).toMatchObject({
+      ordering: 'unordered',
     });
   });
 });

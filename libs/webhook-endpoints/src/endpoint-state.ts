@@ -1,5 +1,7 @@
 import {
+  DEFAULT_ENDPOINT_ORDERING,
   DEFAULT_SIGNATURE_SCHEMES,
+  type EndpointOrdering,
   type EventSubscription,
   type SignatureScheme,
 } from '@svc/contracts';
@@ -26,6 +28,8 @@ export interface EndpointState {
   rateLimitPerSecond: number | null;
   /** How deliveries are signed (ADR 0044): a non-empty subset of SIGNATURE_SCHEMES. */
   signatureSchemes: SignatureScheme[];
+  /** Delivery order (ADR 0045): `fifo` sends one at a time in sequence order. */
+  ordering: EndpointOrdering;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -56,6 +60,7 @@ export function applyEndpointEvent(
         environment: data.environment ?? 'live',
         rateLimitPerSecond: data.rate_limit_per_second ?? null,
         signatureSchemes: data.signature_schemes ?? [...DEFAULT_SIGNATURE_SCHEMES],
+        ordering: data.ordering ?? DEFAULT_ENDPOINT_ORDERING,
         createdAt,
         updatedAt: createdAt,
         version,
@@ -65,7 +70,7 @@ export function applyEndpointEvent(
       if (!state) {
         return null;
       }
-      const { url, events, secret_ciphertext, rate_limit_per_second, signature_schemes } =
+      const { url, events, secret_ciphertext, rate_limit_per_second, signature_schemes, ordering } =
         event.data.changes;
       return {
         ...state,
@@ -80,6 +85,7 @@ export function applyEndpointEvent(
         rateLimitPerSecond:
           rate_limit_per_second === undefined ? state.rateLimitPerSecond : rate_limit_per_second,
         signatureSchemes: signature_schemes ?? state.signatureSchemes,
+        ordering: ordering ?? state.ordering,
         updatedAt: new Date(event.data.updated_at),
         version,
       };

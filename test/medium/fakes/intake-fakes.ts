@@ -193,6 +193,7 @@ export function endpoint(id: string, tenantId: string): DirectoryEndpoint {
     previousSecret: null,
     rateLimitPerSecond: null,
     signatureSchemes: ['hmac-sha256'],
+    ordering: 'unordered',
   };
 }
 

@@ -21,6 +21,7 @@ export function endpointState(overrides: Partial<EndpointState> = {}): EndpointS
     environment: 'live',
     rateLimitPerSecond: null,
     signatureSchemes: ['hmac-sha256'],
+    ordering: 'unordered',
     createdAt: new Date('2025-12-01T00:00:00.000Z'),
     updatedAt: new Date('2025-12-01T00:00:00.000Z'),
     version: 1,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, ApiConfig } from '@svc/config';
-import { EventSubscription, isId, newId, SignatureScheme } from '@svc/contracts';
+import { EndpointOrdering, EventSubscription, isId, newId, SignatureScheme } from '@svc/contracts';
 import { StreamVersionConflictError } from '@svc/event-store';
 import { decodeCursor, Page, problems, toPage } from '@svc/http';
 import type { Principal } from '@svc/identity';
@@ -67,6 +67,8 @@ export interface RegisterCommand {
   rate_limit_per_second?: number | null;
   /** Absent: HMAC only. */
   signature_schemes?: SignatureScheme[];
+  /** Absent: unordered. */
+  ordering?: EndpointOrdering;
 }
 
 /**
@@ -99,6 +101,7 @@ export class WebhookEndpointsService {
       environment: environmentOf(context.principal),
       rateLimitPerSecond: command.rate_limit_per_second ?? null,
       signatureSchemes: command.signature_schemes,
+      ordering: command.ordering,
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
       const change = await changeEndpoint(
@@ -123,13 +126,14 @@ export class WebhookEndpointsService {
       changes.events === undefined &&
       changes.secret === undefined &&
       changes.rate_limit_per_second === undefined &&
-      changes.signature_schemes === undefined
+      changes.signature_schemes === undefined &&
+      changes.ordering === undefined
     ) {
       throw problems.invalidRequest([
         {
           field: '(body)',
           detail:
-            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes',
+            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes, ordering',
         },
       ]);
     }
@@ -146,6 +150,7 @@ export class WebhookEndpointsService {
           rateLimitPerSecond: changes.rate_limit_per_second,
           // Checked by enforceRules above: only known schemes get this far.
           signatureSchemes: changes.signature_schemes as readonly SignatureScheme[] | undefined,
+          ordering: changes.ordering as EndpointOrdering | undefined,
         },
         current,
         new Date(),

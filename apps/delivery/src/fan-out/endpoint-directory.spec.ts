@@ -55,6 +55,20 @@ describe('EndpointDirectory', () => {
     ]);
   });
 
+  it('carries the order each endpoint takes its deliveries in, as the projection holds it (ADR 0045)', async () => {
+    const db = stubDataSource();
+    const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
+    const found = directory.subscribers('ten_1', 'alert.created');
+    db.answer([
+      { ...row('wh_any', ['alert.*']), ordering: 'unordered' },
+      { ...row('wh_fifo', ['alert.*']), ordering: 'fifo' },
+    ]);
+    expect((await found).map((e) => [e.id, e.ordering])).toEqual([
+      ['wh_any', 'unordered'],
+      ['wh_fifo', 'fifo'],
+    ]);
+  });
+
   it("gives platform events only the tenant's live endpoints, and an operational event its endpoint's environment (ADR 0018, 0030)", async () => {
     const db = stubDataSource();
     const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
@@ -126,6 +140,7 @@ describe('signingSecretsOf (ADR 0026)', () => {
     status: 'active',
     rateLimitPerSecond: null,
     signatureSchemes: ['hmac-sha256'],
+    ordering: 'unordered',
     environment: 'live',
     ...overrides,
   });

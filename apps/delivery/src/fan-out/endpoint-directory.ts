@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type SignatureScheme, subscriptionMatches } from '@svc/contracts';
+import { type EndpointOrdering, type SignatureScheme, subscriptionMatches } from '@svc/contracts';
 import { SecretCipher } from '@svc/secrets';
 import { EndpointEnvironment, EndpointStatus, WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
@@ -26,6 +26,8 @@ export interface DirectoryEndpoint {
    * `ed25519` with the deployment's signing keys; never empty.
    */
   signatureSchemes: readonly SignatureScheme[];
+  /** `fifo`: one delivery at a time, in sequence order (ADR 0045). */
+  ordering: EndpointOrdering;
   /** Only the events of its environment reach it (ADR 0018, 0030). */
   environment: EndpointEnvironment;
 }
@@ -156,6 +158,7 @@ export class EndpointDirectory {
       status: row.status,
       rateLimitPerSecond: row.rateLimitPerSecond,
       signatureSchemes: row.signatureSchemes,
+      ordering: row.ordering,
       environment: row.environment,
     };
   }

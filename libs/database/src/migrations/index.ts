@@ -17,6 +17,7 @@ import { UndeliveredDeliveries1764000850000 } from './1764000850000-undelivered-
 import { WebhookSigningKeys1764000900000 } from './1764000900000-webhook-signing-keys';
 import { EndpointSignatureSchemes1764000950000 } from './1764000950000-endpoint-signature-schemes';
 import { DeliverySequenceNumbers1765000000000 } from './1765000000000-delivery-sequence-numbers';
+import { EndpointOrdering1765000100000 } from './1765000100000-endpoint-ordering';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   WebhookSigningKeys1764000900000,
   EndpointSignatureSchemes1764000950000,
   DeliverySequenceNumbers1765000000000,
+  EndpointOrdering1765000100000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { EventSubscription, SignatureScheme } from '@svc/contracts';
+import type { EndpointOrdering, EventSubscription, SignatureScheme } from '@svc/contracts';
 import type { EndpointEnvironment, EndpointStatus } from '../endpoint-events';
 import type { EndpointState } from '../endpoint-state';
 
@@ -46,6 +46,10 @@ export class WebhookEndpointRecord implements EndpointState {
     default: () => "'{hmac-sha256}'",
   })
   signatureSchemes!: SignatureScheme[];
+
+  /** ADR 0045; 'unordered' for endpoints registered before it, as their events fold. */
+  @Column({ type: 'text', default: 'unordered' })
+  ordering!: EndpointOrdering;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,5 +1,6 @@
 import {
   checkEndpointFields,
+  checkOrdering,
   checkRateLimit,
   checkSecret,
   checkSignatureSchemes,
@@ -95,6 +96,32 @@ describe('checkSignatureSchemes', () => {
     expect(checkEndpointFields({}, none)).toEqual([]);
     expect(checkEndpointFields({ signature_schemes: [] }, none)).toEqual([
       { field: 'signature_schemes', detail: expect.stringMatching(/at least one/) },
+    ]);
+  });
+});
+
+describe('checkOrdering', () => {
+  it.each(['unordered', 'fifo'])('accepts %j', (ordering) => {
+    expect(checkOrdering(ordering)).toEqual([]);
+  });
+
+  it.each([
+    ['lifo', /unknown ordering: lifo; known: unordered, fifo/],
+    ['FIFO', /unknown ordering: FIFO/],
+    [' fifo', /unknown ordering: {2}fifo/],
+    ['', /unknown ordering: ; known/],
+  ])('refuses %j, naming the field', (ordering, detail) => {
+    expect(checkOrdering(ordering)).toEqual([
+      { field: 'ordering', detail: expect.stringMatching(detail) },
+    ]);
+  });
+
+  it('is checked by checkEndpointFields only when present', () => {
+    const none = new PrivateNetworkAllowList([]);
+    expect(checkEndpointFields({}, none)).toEqual([]);
+    expect(checkEndpointFields({ ordering: 'fifo' }, none)).toEqual([]);
+    expect(checkEndpointFields({ ordering: 'random' }, none)).toEqual([
+      { field: 'ordering', detail: expect.stringMatching(/unknown ordering: random/) },
     ]);
   });
 });

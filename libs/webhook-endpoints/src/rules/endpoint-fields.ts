@@ -1,5 +1,7 @@
 import {
+  ENDPOINT_ORDERINGS,
   EVENT_SUBSCRIPTIONS,
+  isEndpointOrdering,
   isEventSubscription,
   isSignatureScheme,
   SIGNATURE_SCHEMES,
@@ -95,6 +97,19 @@ export function checkSignatureSchemes(schemes: readonly unknown[]): RuleViolatio
   return violations;
 }
 
+/** Delivery order (ADR 0045): one of ENDPOINT_ORDERINGS, spelled exactly. */
+export function checkOrdering(ordering: unknown): RuleViolation[] {
+  if (isEndpointOrdering(ordering)) {
+    return [];
+  }
+  return [
+    {
+      field: 'ordering',
+      detail: `unknown ordering: ${String(ordering)}; known: ${ENDPOINT_ORDERINGS.join(', ')}`,
+    },
+  ];
+}
+
 export interface EndpointFields {
   url?: string;
   events?: readonly string[];
@@ -102,6 +117,7 @@ export interface EndpointFields {
   /** null: no limit. */
   rate_limit_per_second?: number | null;
   signature_schemes?: readonly string[];
+  ordering?: string;
 }
 
 /** Every rule on the fields present; the caller decides which fields are required. */
@@ -127,6 +143,9 @@ export function checkEndpointFields(
   }
   if (fields.signature_schemes !== undefined) {
     violations.push(...checkSignatureSchemes(fields.signature_schemes));
+  }
+  if (fields.ordering !== undefined) {
+    violations.push(...checkOrdering(fields.ordering));
   }
   return violations;
 }

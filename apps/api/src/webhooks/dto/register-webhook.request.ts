@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  DEFAULT_ENDPOINT_ORDERING,
   DEFAULT_SIGNATURE_SCHEMES,
+  ENDPOINT_ORDERINGS,
+  type EndpointOrdering,
   EVENT_SUBSCRIPTIONS,
   type EventSubscription,
   SIGNATURE_SCHEMES,
@@ -45,6 +48,16 @@ export const SIGNATURE_SCHEMES_PROPERTY = {
 };
 /** More entries than this cannot be a subset without repeats; the rules say which are wrong. */
 export const SIGNATURE_SCHEMES_MAX_ENTRIES = 16;
+
+/** The ordering's documentation, shared by registration, update and the answers. */
+export const ORDERING_PROPERTY = {
+  type: String,
+  enum: [...ENDPOINT_ORDERINGS],
+  description:
+    'In what order deliveries are sent (ADR 0045). `unordered`: each as soon as it is ready, several at once. `fifo`: deliveries are sent one at a time in sequence order; the next waits until the one before has succeeded or been abandoned.',
+  example: 'fifo',
+};
+export const ORDERING_SHAPE = { message: 'must be a string: unordered or fifo' };
 
 /** Only the shape is checked here; the rules on the values live in @svc/webhook-endpoints. */
 export class RegisterWebhookRequest {
@@ -109,4 +122,16 @@ export class RegisterWebhookRequest {
   @IsArray({ message: 'must be an array of signature scheme names' })
   @IsDefined({ message: 'must not be null; leave the field out for the default' })
   signature_schemes?: SignatureScheme[];
+
+  @ApiPropertyOptional({
+    ...ORDERING_PROPERTY,
+    default: DEFAULT_ENDPOINT_ORDERING,
+    description: `${ORDERING_PROPERTY.description} Absent: "unordered".`,
+  })
+  // Absent means the default; null is refused, naming the field. An unknown value is
+  // checkOrdering's, so that its problem lists the known ones.
+  @ValidateIf((_: unknown, value: unknown) => value !== undefined)
+  @IsString(ORDERING_SHAPE)
+  @IsDefined({ message: 'must not be null; leave the field out for the default' })
+  ordering?: EndpointOrdering;
 }

@@ -1,5 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_SUBSCRIPTIONS, type EventSubscription, type SignatureScheme } from '@svc/contracts';
+import {
+  type EndpointOrdering,
+  EVENT_SUBSCRIPTIONS,
+  type EventSubscription,
+  type SignatureScheme,
+} from '@svc/contracts';
 import {
   ENDPOINT_URL_MAX_LENGTH,
   SECRET_MAX_LENGTH,
@@ -7,6 +12,8 @@ import {
 } from '@svc/webhook-endpoints';
 import { ArrayMaxSize, IsArray, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
 import {
+  ORDERING_PROPERTY,
+  ORDERING_SHAPE,
   RATE_LIMIT_PROPERTY,
   RATE_LIMIT_SHAPE,
   SIGNATURE_SCHEMES_MAX_ENTRIES,
@@ -78,4 +85,13 @@ export class UpdateWebhookRequest {
   @IsArray({ message: 'must be an array of signature scheme names' })
   @IsDefined(NOT_NULL)
   signature_schemes?: SignatureScheme[];
+
+  @ApiPropertyOptional({
+    ...ORDERING_PROPERTY,
+    description: `${ORDERING_PROPERTY.description} Absent keeps the current one.`,
+  })
+  @IfPresent()
+  @IsString(ORDERING_SHAPE)
+  @IsDefined(NOT_NULL)
+  ordering?: EndpointOrdering;
 }

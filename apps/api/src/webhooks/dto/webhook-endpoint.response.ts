@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  ENDPOINT_ORDERINGS,
+  type EndpointOrdering,
   EVENT_SUBSCRIPTIONS,
   type EventSubscription,
   SIGNATURE_SCHEMES,
@@ -58,6 +60,14 @@ export class WebhookEndpointResponse {
   })
   signature_schemes!: SignatureScheme[];
 
+  @ApiProperty({
+    enum: ENDPOINT_ORDERINGS,
+    description:
+      'In what order deliveries are sent (ADR 0045). `unordered`: each as soon as it is ready, several at once. `fifo`: deliveries are sent one at a time in sequence order; the next waits until the one before has succeeded or been abandoned. "unordered" for endpoints registered without a choice.',
+    example: 'unordered',
+  })
+  ordering!: EndpointOrdering;
+
   static of(this: void, endpoint: EndpointState): WebhookEndpointResponse {
     return {
       id: endpoint.id,
@@ -66,6 +76,7 @@ export class WebhookEndpointResponse {
       status: endpoint.status,
       created_at: endpoint.createdAt.toISOString(),
       signature_schemes: endpoint.signatureSchemes,
+      ordering: endpoint.ordering,
       // Left out, not null, when no overlap runs, so a registration answers exactly spec 4.1.
       ...(endpoint.previousSecretExpiresAt &&
         endpoint.previousSecretExpiresAt.getTime() > Date.now() && {
