@@ -1,6 +1,7 @@
-import { DeliveryNumbers } from '@svc/deliveries';
+import { DELIVERY_EVENT_TYPES, DeliveryNumbers, DeliveryWorkQueue } from '@svc/deliveries';
+import { deliveryIdentity } from '@svc/testing/builders';
 import { DataSource } from 'typeorm';
-import { payloadOf, suiteDatabase } from './delivery-tables';
+import { payloadOf, recordDelivery, suiteDatabase } from './delivery-tables';
 
 /**
  * Sequence numbers against a real PostgreSQL (ADR 0045): claimed with the body in one statement,
@@ -138,14 +139,14 @@ describe('DeliveryNumbers', () => {
     await numbers.claimForNewEvent(payloadOf('ten_n', eventId()), [later]);
     await numbers.claimForNewEvent(event, [a, b]);
     // `b` unsubscribed since, `later` subscribed: `b`'s number is still answered.
-    expect(await numbers.claimForResumedEvent(event, [a, later])).toEqual(
+    expect((await numbers.claimForResumedEvent(event, [a, later])).numbers).toEqual(
       new Map([
         [a, 1],
         [b, 1],
         [later, 2],
       ]),
     );
-    expect(await numbers.claimForResumedEvent(event, [a, later])).toEqual(
+    expect((await numbers.claimForResumedEvent(event, [a, later])).numbers).toEqual(
       new Map([
         [a, 1],
         [b, 1],
@@ -163,7 +164,7 @@ describe('DeliveryNumbers', () => {
       Array.from({ length: 6 }, () => numbers.claimForResumedEvent(event, [a, added])),
     );
     for (const claim of resumed) {
-      expect(claim).toEqual(
+      expect(claim.numbers).toEqual(
         new Map([
           [a, 1],
           [added, 1],
@@ -228,3 +229,110 @@ async function blockedBackend(dataSource: DataSource): Promise<number> {
   }
   throw new Error('no claim waited for the lock');
 }
+
+/**
+ * FIFO endpoints' queues (ADR 0045): a delivery takes its place when numbered, becomes due once
+ * its deferral is recorded, and only each queue's head is ever claimed.
+ */
+describe('ordered queues in the schedule', () => {
+  let db: Awaited<ReturnType<typeof suiteDatabase>>;
+  let numbers: DeliveryNumbers;
+  let queue: DeliveryWorkQueue;
+  let serial = 0;
+
+  beforeAll(async () => {
+    db = await suiteDatabase(6);
+    numbers = new DeliveryNumbers(db.dataSource);
+    queue = new DeliveryWorkQueue(db.dataSource);
+  });
+  afterAll(() => db.close());
+
+  /** A FIFO endpoint's event numbered (its place taken), and optionally its deferral recorded. */
+  async function queued(endpointId: string, recorded: boolean) {
+    serial += 1;
+    const payload = payloadOf('ten_q', `evt_q${serial}`);
+    const deliveryId = `del_q${endpointId}_${serial}`;
+    const claim = await numbers.claimForNewEvent(
+      payload,
+      [endpointId],
+      [{ endpointId, deliveryId }],
+    );
+    if (claim.kind !== 'claimed') {
+      throw new Error('not claimed');
+    }
+    const sequence = claim.numbers.get(endpointId)!;
+    if (recorded) {
+      await record(deliveryId, endpointId, payload.eventId, sequence);
+    }
+    return { deliveryId, sequence, eventId: payload.eventId, payload };
+  }
+
+  async function record(deliveryId: string, endpointId: string, eventId: string, sequence: number) {
+    await recordDelivery(db.dataSource, null, [
+      {
+        type: DELIVERY_EVENT_TYPES.deferred,
+        data: {
+          ...deliveryIdentity({
+            delivery_id: deliveryId,
+            endpoint_id: endpointId,
+            event_id: eventId,
+            tenant_id: 'ten_q',
+          }),
+          sequence,
+          due_at: new Date(Date.now() - 1000).toISOString(),
+          reason: 'ordered',
+        },
+      },
+    ]);
+  }
+
+  const headsOf = async (endpointId?: string) =>
+    (await queue.claimOrderedHeads(10, 30_000, endpointId)).map(({ delivery }) => delivery.id);
+
+  it('tells a resumed copy which deliveries hold a place in their queue, whatever the endpoint is now', async () => {
+    const placed = await queued('wh_fifo5', false);
+    const eventId = placed.eventId;
+    const resumed = await numbers.claimForResumedEvent(
+      placed.payload,
+      ['wh_fifo5', 'wh_plain5', 'wh_fifo6'],
+      [{ endpointId: 'wh_fifo6', deliveryId: `del_q_${eventId}_wh_fifo6` }],
+    );
+    expect(resumed.numbers).toEqual(
+      new Map([
+        ['wh_fifo5', placed.sequence],
+        ['wh_plain5', 1],
+        ['wh_fifo6', 1],
+      ]),
+    );
+    expect(resumed.queued).toEqual(new Set(['wh_fifo5', 'wh_fifo6']));
+  });
+
+  it('claims only the head, and the next once the head has left the schedule', async () => {
+    const first = await queued('wh_fifo1', true);
+    const second = await queued('wh_fifo1', true);
+    expect(await headsOf('wh_fifo1')).toEqual([first.deliveryId]);
+    // Claimed: nothing else of the queue is free.
+    expect(await headsOf('wh_fifo1')).toEqual([]);
+    expect(await queue.claimDue(10, 30_000)).toEqual([]);
+    await queue.forget(first.deliveryId);
+    expect(await headsOf()).toEqual([second.deliveryId]);
+  });
+
+  it('never lets a delivery numbered later but recorded sooner overtake the one before', async () => {
+    const earlier = await queued('wh_fifo2', false);
+    const later = await queued('wh_fifo2', true);
+    expect(await headsOf('wh_fifo2')).toEqual([]);
+    await record(earlier.deliveryId, 'wh_fifo2', earlier.eventId, earlier.sequence);
+    expect(await headsOf('wh_fifo2')).toEqual([earlier.deliveryId]);
+    await queue.forget(earlier.deliveryId);
+    expect(await headsOf('wh_fifo2')).toEqual([later.deliveryId]);
+  });
+
+  it('takes one head per queue in a round, and never two of one queue to racing engines', async () => {
+    const a = await queued('wh_fifo3', true);
+    await queued('wh_fifo3', true);
+    const b = await queued('wh_fifo4', true);
+    const rounds = await Promise.all([headsOf(), headsOf(), headsOf()]);
+    expect(rounds.flat().sort()).toEqual([a.deliveryId, b.deliveryId].sort());
+  });
+});

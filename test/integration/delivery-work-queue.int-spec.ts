@@ -120,11 +120,11 @@ describe('DeliveryWorkQueue', () => {
       traceContext: null,
       retentionKey: new Date(),
     });
-    expect(await queue.claimForNewEvent(copyOf('ten_a'), [])).toEqual({
+    expect(await queue.claimForNewEvent(copyOf('ten_a'), [], [])).toEqual({
       kind: 'stored',
       storedBody: expect.any(String),
     });
-    expect(await queue.claimForNewEvent(copyOf('ten_b'), [])).toEqual({
+    expect(await queue.claimForNewEvent(copyOf('ten_b'), [], [])).toEqual({
       kind: 'claimed',
       numbers: new Map(),
     });

@@ -61,6 +61,11 @@ function engineWithFakes(
     deadLetters: new FakeDeadLetters(),
     recording: new FakeRecordingGate(),
     clock: new FakeClock(),
+    /** The FIFO endpoints whose queues the intake told of a delivery due. */
+    orderedQueues: {
+      kicked: [] as string[],
+      kick: (id: string) => fakes.orderedQueues.kicked.push(id),
+    },
   };
   const metrics = new DeliveryMetrics(new Registry());
   const handler = new EventHandler(
@@ -72,6 +77,7 @@ function engineWithFakes(
       records: fakes.records,
       recording: fakes.recording,
       eventsInHand: new EventsInHand(),
+      orderedQueues: fakes.orderedQueues,
       metrics,
       clock: fakes.clock,
     },
@@ -259,6 +265,54 @@ describe('the intake, its ports faked', () => {
     expect(
       engine.dispatcher.orders.map((order) => `${order.endpoint.id} ${order.identity.sequence}`),
     ).toEqual(['wh_1 1', 'wh_2 1']);
+  });
+
+  it("queues a FIFO endpoint's delivery for its turn (deferred, ordered) instead of sending it, and tells the queue", async () => {
+    const engine = start();
+    const fifo = { ...endpoint('wh_fifo', 'ten_a'), ordering: 'fifo' as const };
+    engine.subscribers.byTenant.set('ten_a', [fifo, endpoint('wh_any', 'ten_a')]);
+    const message = eventMessage('ten_a', 14);
+
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+    expect(message.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders.map((order) => order.endpoint.id)).toEqual(['wh_any']);
+    expect(engine.records.commits.map((commit) => commit.event)).toEqual([
+      expect.objectContaining({
+        type: 'delivery.deferred',
+        data: expect.objectContaining({ endpoint_id: 'wh_fifo', sequence: 1, reason: 'ordered' }),
+      }),
+    ]);
+    expect(engine.orderedQueues.kicked).toEqual(['wh_fifo']);
+    expect(
+      engine.ledger.queued.get(`ten_a ${JSON.parse(Buffer.from(message.data).toString()).id}`),
+    ).toEqual(new Set(['wh_fifo']));
+  });
+
+  it('keeps a resumed delivery ordered when it took its queue place before the endpoint became unordered', async () => {
+    const engine = start();
+    const fifo = { ...endpoint('wh_fifo', 'ten_a'), ordering: 'fifo' as const };
+    engine.subscribers.byTenant.set('ten_a', [fifo]);
+    engine.records.failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    const message = eventMessage('ten_a', 15);
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+
+    engine.records.failure = undefined;
+    engine.subscribers.byTenant.set('ten_a', [{ ...fifo, ordering: 'unordered' }]);
+    const again = new FakeMessage(message.subject, Buffer.from(message.data).toString(), 15, {
+      redelivered: true,
+    });
+    engine.source.push(again);
+    await until(() => again.replies.length > 0);
+    expect(again.replies).toEqual(['ack']);
+    expect(engine.dispatcher.orders).toHaveLength(0);
+    expect(engine.records.commits.at(-1)?.event).toMatchObject({
+      type: 'delivery.deferred',
+      data: { reason: 'ordered', sequence: 1 },
+    });
   });
 
   it('records a first attempt deferred when its endpoint is busy, and acknowledges the message', async () => {

@@ -38,6 +38,21 @@ class FakeSchedule implements DeliverySchedule {
     return Promise.resolve(this.due.splice(0, limit));
   }
 
+  /** Each FIFO endpoint's queue in number order; a head is taken while `headFree` says so. */
+  readonly orderedQueues = new Map<string, Claimed[]>();
+  headFree = true;
+
+  claimOrderedHeads(limit: number, _leaseMs: number, endpointId?: string): Promise<Claimed[]> {
+    if (!this.headFree) {
+      return Promise.resolve([]);
+    }
+    const queues = endpointId
+      ? [this.orderedQueues.get(endpointId) ?? []]
+      : [...this.orderedQueues.values()];
+    const heads = queues.flatMap((queue) => queue.splice(0, 1)).slice(0, limit);
+    return Promise.resolve(heads);
+  }
+
   postpone(deliveryId: string, delayMs: number): Promise<void> {
     this.postponed.push([deliveryId, delayMs]);
     return Promise.resolve();
@@ -112,6 +127,41 @@ afterEach(async () => {
 });
 
 describe('RetryScheduler over fakes', () => {
+  it('serves a kicked FIFO queue one head at a time, in order, without waiting for the interval', async () => {
+    const fakes = schedulerWithFakes(60_000);
+    running.push(fakes);
+    const queue = ['del_f1', 'del_f2', 'del_f3'].map((id, index) =>
+      due(id, { ordered: true, sequence: index + 1 }),
+    );
+    fakes.queue.orderedQueues.set('wh_1', queue);
+    fakes.dispatcher.hold = true;
+
+    fakes.scheduler.kick('wh_1');
+    fakes.scheduler.kick('wh_1');
+    await until(() => fakes.dispatcher.orders.length === 1);
+    // The next head is not claimed while this one is being sent.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fakes.dispatcher.orders).toHaveLength(1);
+    fakes.dispatcher.releaseHeld();
+    await until(() => fakes.dispatcher.orders.length === 2);
+    fakes.dispatcher.releaseHeld();
+    await until(() => fakes.dispatcher.orders.length === 3);
+    fakes.dispatcher.releaseHeld();
+    expect(fakes.dispatcher.orders.map((order) => order.identity.sequence)).toEqual([1, 2, 3]);
+  });
+
+  it('stops serving a queue whose head is not free, and takes it up at a round', async () => {
+    const fakes = started(5);
+    fakes.queue.headFree = false;
+    fakes.queue.orderedQueues.set('wh_1', [due('del_g1', { ordered: true, sequence: 1 })]);
+    fakes.scheduler.kick('wh_1');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(fakes.dispatcher.orders).toHaveLength(0);
+    fakes.queue.headFree = true;
+    await until(() => fakes.dispatcher.orders.length === 1);
+    expect(fakes.dispatcher.orders[0].identity.delivery_id).toBe('del_g1');
+  });
+
   it('given a due pending delivery, when claimed, then it is dispatched to its endpoint as the delivery it continues', async () => {
     const fakes = started();
     fakes.queue.due.push(due('del_1'));

@@ -68,6 +68,8 @@ interface SharedParts {
   queue: DeliveryWorkQueue;
   recorder: DeliveryRecorder;
   dispatcher: Dispatcher;
+  /** Retries and re-drives, and the queues of FIFO endpoints the intakes tell of their work. */
+  scheduler: RetryScheduler;
   laneView: LaneView;
   /** One for every intake of the engine: a lane and the main intake may hold copies of one event. */
   eventsInHand: EventsInHand;
@@ -121,7 +123,7 @@ export function buildEngine(
     health,
     keyring,
   );
-  const shared: SharedParts = {
+  const parts: Omit<SharedParts, 'scheduler'> = {
     config,
     tuning,
     infra,
@@ -143,6 +145,8 @@ export function buildEngine(
     ),
     eventsInHand: new EventsInHand(),
   };
+  const scheduler = retryScheduler(parts);
+  const shared: SharedParts = { ...parts, scheduler };
   const { minIntervalMs, maxIntervalMs } = tuning.retention;
   return new DeliveryEngine(
     {
@@ -153,7 +157,7 @@ export function buildEngine(
       recorder,
       sender,
       health,
-      scheduler: retryScheduler(shared),
+      scheduler,
       retention: new RetentionKeeper(dataSource, infra.metricsRegistry, {
         settings: config.retention,
         intervalMs: Math.max(
@@ -169,7 +173,7 @@ export function buildEngine(
   );
 }
 
-function retryScheduler(shared: SharedParts): RetryScheduler {
+function retryScheduler(shared: Omit<SharedParts, 'scheduler'>): RetryScheduler {
   const { config, tuning, infra } = shared;
   const { delivery } = config;
   return new RetryScheduler(
@@ -215,6 +219,7 @@ function intakesOn(js: JetStreamClient, shared: SharedParts): IntakeOn {
             records: shared.recorder,
             recording: infra.health,
             eventsInHand: shared.eventsInHand,
+            orderedQueues: shared.scheduler,
             metrics,
             clock,
           },

@@ -1,6 +1,13 @@
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type { RejectionReason } from '@svc/contracts';
-import type { DeliveryRecord, InboundEvent, InboundPayload, NewEventClaim } from '@svc/deliveries';
+import type {
+  DeliveryRecord,
+  InboundEvent,
+  InboundPayload,
+  NewEventClaim,
+  OrderedDelivery,
+  ResumedClaims,
+} from '@svc/deliveries';
 import type { EndpointEnvironment } from '@svc/webhook-endpoints';
 import type { DirectoryEndpoint } from './fan-out/endpoint-directory';
 import type { DeliveryCommit, RecordReceipt } from './recording/delivery-recorder';
@@ -67,12 +74,17 @@ export interface IngestLedger {
    * Stores the body of an event no copy of which is stored and claims each endpoint's next
    * number for it, durably; or answers the stored body, writing nothing.
    */
-  claimForNewEvent(payload: InboundPayload, endpointIds: readonly string[]): Promise<NewEventClaim>;
+  claimForNewEvent(
+    payload: InboundPayload,
+    endpointIds: readonly string[],
+    ordered: readonly OrderedDelivery[],
+  ): Promise<NewEventClaim>;
   /** A stored event's numbers: every one claimed before, and new ones for endpoints without. */
   claimForResumedEvent(
     payload: Pick<InboundPayload, 'tenantId' | 'eventId' | 'retentionKey'>,
     endpointIds: readonly string[],
-  ): Promise<Map<string, number>>;
+    ordered: readonly OrderedDelivery[],
+  ): Promise<ResumedClaims>;
   /** The endpoints that already have a delivery of a tenant's event. */
   endpointsServed(tenantId: string, eventId: string): Promise<Set<string>>;
 }
@@ -100,9 +112,21 @@ export interface DeliverySchedule {
     limit: number,
     leaseMs: number,
   ): Promise<{ delivery: DeliveryRecord; payload: InboundEvent | undefined }[]>;
+  /** The due, free heads of FIFO endpoints' queues (of one endpoint, given `endpointId`). */
+  claimOrderedHeads(
+    limit: number,
+    leaseMs: number,
+    endpointId?: string,
+  ): Promise<{ delivery: DeliveryRecord; payload: InboundEvent | undefined }[]>;
   postpone(deliveryId: string, delayMs: number): Promise<void>;
   forget(deliveryId: string): Promise<void>;
   dueBacklog(): Promise<number>;
+}
+
+/** The queues of FIFO endpoints (ADR 0045), as the intake tells them of a delivery due. */
+export interface OrderedQueues {
+  /** The endpoint's queue has a delivery due: its head is claimed now if it is free. */
+  kick(endpointId: string): void;
 }
 
 /** Whether records can be written now: no work starts while they cannot. */

@@ -129,9 +129,14 @@ export interface DeferFirstAttempt {
   identity: DeliveryIdentity;
   /** How much later the schedule tries it. */
   delayMs: number;
+  /** `ordered`: the endpoint is FIFO, and the delivery queues for its turn (ADR 0045). */
+  reason?: 'endpoint_busy' | 'ordered';
 }
 
-/** A first attempt met its endpoint at its concurrency limit: put off to the schedule. */
+/**
+ * A first attempt put off to the schedule: its endpoint was at its concurrency limit, or takes
+ * its deliveries one at a time in order.
+ */
 export function decideDeferred(
   command: DeferFirstAttempt,
   state: DeliveryState | null,
@@ -147,7 +152,7 @@ export function decideDeferred(
       data: {
         ...command.identity,
         due_at: new Date(now.getTime() + command.delayMs).toISOString(),
-        reason: 'endpoint_busy',
+        reason: command.reason ?? 'endpoint_busy',
       },
     },
   ];

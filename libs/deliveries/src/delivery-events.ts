@@ -60,10 +60,14 @@ export function asConcurrentAttempt(
   };
 }
 
-/** The first attempt was put off (the endpoint was at its concurrency limit) to `due_at`. */
+/**
+ * The first attempt was put off to `due_at`: `endpoint_busy`, the endpoint was at its concurrency
+ * limit or rate; `ordered`, the endpoint takes its deliveries one at a time in sequence order, so
+ * each waits in the schedule for those before it (ADR 0045). An ordered delivery stays ordered.
+ */
 export interface DeliveryDeferred extends DeliveryIdentity {
   due_at: string;
-  reason: 'endpoint_busy';
+  reason: 'endpoint_busy' | 'ordered';
 }
 
 /** An abandoned delivery started again by `POST /v1/webhooks/{id}/recover`. */

@@ -11,6 +11,8 @@ export interface DeliveryState {
   eventType: string;
   /** Its number among its endpoint's deliveries, from the event that started it (ADR 0045). */
   sequence: number | null;
+  /** Sent only after its endpoint's deliveries of lower numbers concluded (a FIFO endpoint). */
+  ordered: boolean;
   status: DeliveryStatus;
   attempts: number;
   runAttempts: number;
@@ -50,7 +52,7 @@ export function applyDeliveryEvent(
     case DELIVERY_EVENT_TYPES.deferred: {
       const dueAt = new Date(event.data.due_at);
       return {
-        ...(state ?? started(event.data, dueAt)),
+        ...(state ?? started(event.data, dueAt, event.data.reason === 'ordered')),
         status: 'pending',
         nextAttemptAt: dueAt,
         version,
@@ -125,6 +127,7 @@ function started(
     sequence?: number;
   },
   at: Date,
+  ordered = false,
 ): DeliveryState {
   return {
     id: identity.delivery_id,
@@ -133,6 +136,7 @@ function started(
     tenantId: identity.tenant_id,
     eventType: identity.event_type,
     sequence: identity.sequence ?? null,
+    ordered,
     status: 'pending',
     attempts: 0,
     runAttempts: 0,

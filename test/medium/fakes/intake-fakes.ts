@@ -1,5 +1,10 @@
 import { SubjectScheme } from '@svc/contracts';
-import type { InboundPayload, NewEventClaim } from '@svc/deliveries';
+import type {
+  InboundPayload,
+  NewEventClaim,
+  OrderedDelivery,
+  ResumedClaims,
+} from '@svc/deliveries';
 import type {
   DeliveryCommit,
   RecordReceipt,
@@ -135,11 +140,14 @@ export class FakeLedger implements IngestLedger {
   /** Per `${tenant} ${event}`: each endpoint's number. */
   readonly numbers = new Map<string, Map<string, number>>();
   readonly counters = new Map<string, number>();
+  /** Per `${tenant} ${event}`: the endpoints whose delivery took a place in their FIFO queue. */
+  readonly queued = new Map<string, Set<string>>();
   failure: Error | undefined;
 
   claimForNewEvent(
     payload: InboundPayload,
     endpointIds: readonly string[],
+    ordered: readonly OrderedDelivery[] = [],
   ): Promise<NewEventClaim> {
     if (this.failure) {
       return Promise.reject(this.failure);
@@ -151,6 +159,7 @@ export class FakeLedger implements IngestLedger {
     }
     if (endpointIds.length > 0) {
       this.bodies.set(key, payload.body);
+      this.queued.set(key, new Set(ordered.map((delivery) => delivery.endpointId)));
     }
     return Promise.resolve({ kind: 'claimed', numbers: this.claim(key, endpointIds) });
   }
@@ -158,9 +167,17 @@ export class FakeLedger implements IngestLedger {
   claimForResumedEvent(
     payload: Pick<InboundPayload, 'tenantId' | 'eventId'>,
     endpointIds: readonly string[],
-  ): Promise<Map<string, number>> {
+    ordered: readonly OrderedDelivery[],
+  ): Promise<ResumedClaims> {
     const key = `${payload.tenantId} ${payload.eventId}`;
-    return Promise.resolve(this.claim(key, endpointIds));
+    const queued = this.queued.get(key) ?? new Set<string>();
+    for (const { endpointId } of ordered) {
+      if (!this.numbers.get(key)?.has(endpointId)) {
+        queued.add(endpointId);
+      }
+    }
+    this.queued.set(key, queued);
+    return Promise.resolve({ numbers: this.claim(key, endpointIds), queued: new Set(queued) });
   }
 
   endpointsServed(tenantId: string, eventId: string): Promise<Set<string>> {

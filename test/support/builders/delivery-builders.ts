@@ -58,6 +58,7 @@ export function deliveryState(overrides: Partial<DeliveryState> = {}): DeliveryS
     tenantId: 'ten_1',
     eventType: 'alert.created',
     sequence: 1,
+    ordered: false,
     status: 'pending',
     attempts: 1,
     runAttempts: 1,

@@ -81,7 +81,7 @@ export function undeliveredStatement(filter: UndeliveredFilter): {
     ENVIRONMENT_CLAUSES[filter.environment],
   ];
   const sql = `
-    SELECT d.id, d.event_id, d.endpoint_id, d.tenant_id, d.event_type, d.sequence, d.status, d.attempts,
+    SELECT d.id, d.event_id, d.endpoint_id, d.tenant_id, d.event_type, d.sequence, d.ordered, d.status, d.attempts,
            d.run_attempts, d.last_attempt_at, d.next_attempt_at, d.created_at, d.completed_at,
            d.version, last.status_code AS last_status_code, last.error_kind AS last_error_kind,
            last.error_message AS last_error_message, endpoint.url AS endpoint_url
@@ -121,6 +121,7 @@ interface StatementRow {
   event_type: string;
   /** bigint: pg answers it as a string. */
   sequence: string | null;
+  ordered: boolean;
   status: DeliveryStatus;
   attempts: number;
   run_attempts: number;
@@ -144,6 +145,7 @@ function rowOf(row: StatementRow): UndeliveredRow {
       tenantId: row.tenant_id,
       eventType: row.event_type,
       sequence: row.sequence === null ? null : Number(row.sequence),
+      ordered: row.ordered,
       status: row.status,
       attempts: row.attempts,
       runAttempts: row.run_attempts,

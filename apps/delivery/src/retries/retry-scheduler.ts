@@ -4,7 +4,13 @@ import { contextFromCarrier } from '@svc/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryMetrics } from '../delivery-metrics';
 import type { Dispatcher } from '../dispatch/dispatcher';
-import type { DeliverySchedule, RecordingGate, RecordStore, SubscriberLookup } from '../ports';
+import type {
+  DeliverySchedule,
+  OrderedQueues,
+  RecordingGate,
+  RecordStore,
+  SubscriberLookup,
+} from '../ports';
 import { isDatabaseUnavailable } from '../recording/recording-health';
 
 export interface SchedulerOptions {
@@ -24,8 +30,12 @@ export interface SchedulerOptions {
  * and re-driven deliveries. The waits live in PostgreSQL (the work queue of libs/deliveries), not
  * in memory or JetStream, so they survive restarts; engines claim due deliveries for a lease, and
  * a crashed engine's claims lapse and are taken again.
+ *
+ * FIFO endpoints' queues are served here too (ADR 0045): only a queue's head is claimed, and the
+ * engine that concludes a head claims the endpoint's next at once, so that an ordered endpoint
+ * is not paced by the interval.
  */
-export class RetryScheduler {
+export class RetryScheduler implements OrderedQueues {
   private readonly logger = new Logger('RetryScheduler');
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
@@ -33,6 +43,10 @@ export class RetryScheduler {
   private lastBacklogSample = 0;
   /** Set by wake(): the next claim comes at once, not after the interval. */
   private woken = false;
+  /** FIFO endpoints whose queue this engine is serving now (claiming or sending a head). */
+  private readonly servingQueues = new Set<string>();
+  /** Queues kicked while served: their head is claimed again before the serving stops. */
+  private readonly kickedAgain = new Set<string>();
   private wakeUp: AbortController | undefined;
 
   constructor(
@@ -59,6 +73,21 @@ export class RetryScheduler {
   wake(): void {
     this.woken = true;
     this.wakeUp?.abort();
+  }
+
+  /**
+   * A FIFO endpoint's queue has a delivery due (the intake recorded one): its head is claimed now
+   * unless this engine is serving the queue already, which then looks once more before it stops.
+   */
+  kick(endpointId: string): void {
+    if (this.stopping.signal.aborted) {
+      return;
+    }
+    if (this.servingQueues.has(endpointId)) {
+      this.kickedAgain.add(endpointId);
+      return;
+    }
+    this.track(this.serveQueue(endpointId, null));
   }
 
   async stop(): Promise<void> {
@@ -100,15 +129,59 @@ export class RetryScheduler {
     }
     const claimed = await this.deps.queue.claimDue(room, this.options.leaseMs);
     for (const { delivery, payload } of claimed) {
-      const work = this.attempt(delivery, payload).catch((error: unknown) => {
-        this.logger.error(
-          `attempt of ${delivery.id} failed to run; its claim will lapse: ${(error as Error).message}`,
-        );
-      });
-      this.inFlight.add(work);
-      void work.finally(() => this.inFlight.delete(work));
+      this.track(this.attempt(delivery, payload));
     }
-    return claimed.length === room;
+    const heads =
+      claimed.length < room
+        ? await this.deps.queue.claimOrderedHeads(room - claimed.length, this.options.leaseMs)
+        : [];
+    for (const head of heads) {
+      this.track(this.serveQueue(head.delivery.endpointId, head));
+    }
+    return claimed.length + heads.length === room;
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.logger.error(
+        `an attempt failed to run; its claim will lapse: ${(error as Error).message}`,
+      );
+    });
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
+  /**
+   * Sends a FIFO endpoint's queue, one head at a time, from `head` (already claimed) or from a
+   * claim of its head, until the head is not free and due: sent by another engine, waiting for
+   * a retry, or not recorded yet.
+   */
+  private async serveQueue(
+    endpointId: string,
+    head: { delivery: DeliveryRecord; payload: InboundEvent | undefined } | null,
+  ): Promise<void> {
+    this.servingQueues.add(endpointId);
+    try {
+      let next = head;
+      while (!this.stopping.signal.aborted) {
+        if (!next) {
+          this.kickedAgain.delete(endpointId);
+          [next = null] = await this.deps.queue.claimOrderedHeads(
+            1,
+            this.options.leaseMs,
+            endpointId,
+          );
+        }
+        if (next) {
+          await this.attempt(next.delivery, next.payload);
+          next = null;
+        } else if (!this.kickedAgain.has(endpointId)) {
+          return;
+        }
+      }
+    } finally {
+      this.servingQueues.delete(endpointId);
+    }
   }
 
   private async attempt(

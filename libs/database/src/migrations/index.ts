@@ -18,6 +18,7 @@ import { WebhookSigningKeys1764000900000 } from './1764000900000-webhook-signing
 import { EndpointSignatureSchemes1764000950000 } from './1764000950000-endpoint-signature-schemes';
 import { DeliverySequenceNumbers1765000000000 } from './1765000000000-delivery-sequence-numbers';
 import { EndpointOrdering1765000100000 } from './1765000100000-endpoint-ordering';
+import { OrderedDeliveries1765000200000 } from './1765000200000-ordered-deliveries';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   EndpointSignatureSchemes1764000950000,
   DeliverySequenceNumbers1765000000000,
   EndpointOrdering1765000100000,
+  OrderedDeliveries1765000200000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

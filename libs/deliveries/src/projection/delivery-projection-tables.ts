@@ -16,6 +16,7 @@ export class DeliveryRecord implements DeliveryState {
   @Column({ name: 'tenant_id', type: 'text' }) tenantId!: string;
   @Column({ name: 'event_type', type: 'text' }) eventType!: string;
   @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber }) sequence!: number | null;
+  @Column({ type: 'boolean' }) ordered!: boolean;
   @Column({ type: 'text' }) status!: DeliveryStatus;
   @Column({ type: 'integer' }) attempts!: number;
   @Column({ name: 'run_attempts', type: 'integer' }) runAttempts!: number;
@@ -57,6 +58,9 @@ export class ScheduledDelivery {
   @Column({ name: 'due_at', type: 'timestamptz' }) dueAt!: Date;
   @Column({ name: 'claimed_until', type: 'timestamptz', nullable: true })
   claimedUntil!: Date | null;
+  /** A FIFO endpoint's delivery: claimed only as the head of its endpoint's queue. */
+  @Column({ type: 'boolean' }) ordered!: boolean;
+  @Column({ type: 'bigint', nullable: true, transformer: bigintAsNumber }) sequence!: number | null;
 }
 
 /** What the engine received, byte for byte; retries send the same body. */

@@ -37,7 +37,7 @@ export function upsertDeliveriesSql(
     `${parameters.add(states.map(pick))}::${type}[]`;
   return `INSERT INTO deliveries (id, event_id, endpoint_id, tenant_id, event_type, status, attempts, run_attempts,
                              last_attempt_at, next_attempt_at, created_at, completed_at, version, retention_key,
-                             sequence)
+                             sequence, ordered)
      SELECT * FROM unnest(${column((s) => s.id, 'text')}, ${column((s) => s.eventId, 'text')},
                           ${column((s) => s.endpointId, 'text')}, ${column((s) => s.tenantId, 'text')},
                           ${column((s) => s.eventType, 'text')}, ${column((s) => s.status, 'text')},
@@ -48,7 +48,8 @@ export function upsertDeliveriesSql(
                           ${column((s) => iso(s.completedAt), 'timestamptz')},
                           ${column((s) => s.version, 'int')},
                           ${column((s) => retentionKeyColumn(s.id), 'timestamptz')},
-                          ${column((s) => s.sequence, 'bigint')})
+                          ${column((s) => s.sequence, 'bigint')},
+                          ${column((s) => s.ordered, 'boolean')})
      WHERE ${gate}
      ON CONFLICT (id, retention_key) DO UPDATE SET
        status = EXCLUDED.status, attempts = EXCLUDED.attempts, run_attempts = EXCLUDED.run_attempts,

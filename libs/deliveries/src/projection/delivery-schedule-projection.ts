@@ -41,12 +41,14 @@ export function scheduleSql(
     const parameters = shared?.parameters ?? new StatementParameters();
     statements.push({
       parameters,
-      sql: `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until)
-       SELECT d, t, e, a, NULL FROM unnest(${parameters.add(due.map((s) => s.id))}::text[],
+      sql: `INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, claimed_until, ordered, sequence)
+       SELECT d, t, e, a, NULL, o, n FROM unnest(${parameters.add(due.map((s) => s.id))}::text[],
                                            ${parameters.add(due.map((s) => s.tenantId))}::text[],
                                            ${parameters.add(due.map((s) => s.endpointId))}::text[],
-                                           ${parameters.add(due.map((s) => iso(s.nextAttemptAt)))}::timestamptz[])
-         AS u(d, t, e, a)
+                                           ${parameters.add(due.map((s) => iso(s.nextAttemptAt)))}::timestamptz[],
+                                           ${parameters.add(due.map((s) => s.ordered))}::boolean[],
+                                           ${parameters.add(due.map((s) => s.sequence))}::bigint[])
+         AS u(d, t, e, a, o, n)
        WHERE ${gate}
        ON CONFLICT (delivery_id) DO UPDATE SET due_at = EXCLUDED.due_at, claimed_until = NULL`,
     });

@@ -9,8 +9,40 @@ export type NewEventClaim =
   /** A body was stored already: decideIngest says what this copy is; nothing was written. */
   | { kind: 'stored'; storedBody: string };
 
+/**
+ * An ordered (FIFO) endpoint's delivery takes its place in the endpoint's queue with its number,
+ * in the statement that claims the number: not due (`infinity`) until its deferral is recorded,
+ * so that a delivery numbered later but recorded sooner never overtakes it (ADR 0045). The
+ * deferral's projection makes it due.
+ */
+const PLACE_IN_ORDERED_QUEUES = (tenant: string, endpoints: string, deliveries: string) => `
+  placed AS (
+    INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, ordered, sequence)
+    SELECT queued.delivery_id, ${tenant}, claimed.endpoint_id, 'infinity', true, claimed.sequence
+      FROM unnest(${endpoints}::text[], ${deliveries}::text[]) AS queued(endpoint_id, delivery_id)
+      JOIN claimed ON claimed.endpoint_id = queued.endpoint_id
+        ON CONFLICT (delivery_id) DO NOTHING
+  )`;
+
+/** A delivery of the event to an endpoint that takes its deliveries one at a time. */
+export interface OrderedDelivery {
+  endpointId: string;
+  deliveryId: string;
+}
+
+/** A resumed event's numbers, and which of its deliveries have a place in an ordered queue. */
+export interface ResumedClaims {
+  numbers: Map<string, number>;
+  /**
+   * Endpoints whose delivery of the event was placed in their FIFO queue when numbered (and not
+   * yet recorded): it stays ordered, whatever the endpoint's ordering is now.
+   */
+  queued: Set<string>;
+}
+
 interface ClaimRow {
   stored_body: string | null;
+  queued?: boolean;
   endpoint_id: string | null;
   /** bigint: pg answers it as a string. */
   sequence: string | null;
@@ -44,7 +76,7 @@ const CLAIM_NEW_EVENT = `
     INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
     SELECT $1, $2, endpoint_id, last, $6::timestamptz FROM counted
     RETURNING endpoint_id, sequence
-  )
+  ), ${PLACE_IN_ORDERED_QUEUES('$1', '$8', '$9')}
   SELECT body AS stored_body, NULL AS endpoint_id, NULL AS sequence FROM stored
   UNION ALL
   SELECT NULL, endpoint_id, sequence FROM claimed`;
@@ -69,10 +101,14 @@ const CLAIM_RESUMED_EVENT = `
     INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
     SELECT $1, $2, endpoint_id, last, $3::timestamptz FROM counted
     RETURNING endpoint_id, sequence
-  )
-  SELECT endpoint_id, sequence FROM existing
+  ), ${PLACE_IN_ORDERED_QUEUES('$1', '$5', '$6')}
+  SELECT endpoint_id, sequence,
+         EXISTS (SELECT 1 FROM delivery_schedule AS place
+                  WHERE place.ordered AND place.endpoint_id = existing.endpoint_id
+                    AND place.sequence = existing.sequence) AS queued
+    FROM existing
   UNION ALL
-  SELECT endpoint_id, sequence FROM claimed`;
+  SELECT endpoint_id, sequence, endpoint_id = ANY($5::text[]) FROM claimed`;
 
 /** How often a claim that lost a race is run again: once is enough unless copies keep coming. */
 const MAX_TRIES = 5;
@@ -93,6 +129,7 @@ export class DeliveryNumbers {
   async claimForNewEvent(
     payload: InboundPayload,
     endpointIds: readonly string[],
+    ordered: readonly OrderedDelivery[] = [],
   ): Promise<NewEventClaim> {
     const endpoints = [...new Set(endpointIds)];
     for (let tries = 1; ; tries += 1) {
@@ -104,6 +141,8 @@ export class DeliveryNumbers {
         payload.traceContext ? JSON.stringify(payload.traceContext) : null,
         payload.retentionKey.toISOString(),
         endpoints,
+        ordered.map((delivery) => delivery.endpointId),
+        ordered.map((delivery) => delivery.deliveryId),
       ]);
       const stored = rows.find((row) => row.stored_body !== null);
       if (stored) {
@@ -125,12 +164,14 @@ export class DeliveryNumbers {
 
   /**
    * The numbers of a stored event's deliveries: those claimed before, for any endpoint, and new
-   * ones for the endpoints of `endpointIds` that had none.
+   * ones for the endpoints of `endpointIds` that had none (the `ordered` ones placed in their
+   * queues).
    */
   async claimForResumedEvent(
     payload: Pick<InboundPayload, 'tenantId' | 'eventId' | 'retentionKey'>,
     endpointIds: readonly string[],
-  ): Promise<Map<string, number>> {
+    ordered: readonly OrderedDelivery[] = [],
+  ): Promise<ResumedClaims> {
     const endpoints = [...new Set(endpointIds)];
     for (let tries = 1; ; tries += 1) {
       try {
@@ -139,8 +180,13 @@ export class DeliveryNumbers {
           payload.eventId,
           payload.retentionKey.toISOString(),
           endpoints,
+          ordered.map((delivery) => delivery.endpointId),
+          ordered.map((delivery) => delivery.deliveryId),
         ]);
-        return numbersOf(rows);
+        return {
+          numbers: numbersOf(rows),
+          queued: new Set(rows.filter((row) => row.queued).map((row) => row.endpoint_id!)),
+        };
       } catch (error) {
         if (tries >= MAX_TRIES || !isUniqueViolation(error, 'delivery_numbers_pkey')) {
           throw error;

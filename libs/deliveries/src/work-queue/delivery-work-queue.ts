@@ -1,7 +1,7 @@
 import { StatementParameters } from '@svc/event-store';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { DeliveryRecord, InboundEvent } from '../projection/delivery-projection-tables';
-import { DeliveryNumbers, NewEventClaim } from './delivery-numbers';
+import { DeliveryNumbers, NewEventClaim, OrderedDelivery, ResumedClaims } from './delivery-numbers';
 import type { InboundPayload } from './inbound-payload';
 
 /** A due delivery an engine has claimed for one lease, with its tenant's stored event. */
@@ -33,21 +33,67 @@ export class DeliveryWorkQueue {
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     // For UPDATE ... RETURNING, TypeORM's query() answers [rows, affected count].
+    // Ordered deliveries are claimed only as their queue's head (claimOrderedHeads).
     const [claimed]: [{ delivery_id: string }[], number] = await this.dataSource.query(
       `UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
          FROM (SELECT delivery_id FROM delivery_schedule
-                WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+                WHERE NOT ordered AND due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
                 ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS due
         WHERE s.delivery_id = due.delivery_id
         RETURNING s.delivery_id`,
       [limit, leaseMs],
     );
-    if (claimed.length === 0) {
+    return this.withPayloads(claimed.map((row) => row.delivery_id));
+  }
+
+  /**
+   * Claims the heads of ordered (FIFO) endpoints' queues that are due and unclaimed, up to
+   * `limit`, for `leaseMs` (of one endpoint only, given `endpointId`). A head is an endpoint's
+   * scheduled delivery of the lowest number: while it is claimed, not yet due (a retry's wait) or
+   * not yet recorded (its place taken at numbering), nothing after it is sent (ADR 0045). The heads
+   * are found by a skip scan of delivery_schedule_ordered_idx, one probe per ordered endpoint,
+   * whatever the length of the queues.
+   */
+  async claimOrderedHeads(
+    limit: number,
+    leaseMs: number,
+    endpointId?: string,
+  ): Promise<ClaimedDelivery[]> {
+    const heads =
+      endpointId === undefined
+        ? `WITH RECURSIVE heads AS (
+             (SELECT endpoint_id, delivery_id FROM delivery_schedule WHERE ordered
+               ORDER BY endpoint_id, sequence LIMIT 1)
+             UNION ALL
+             SELECT next.endpoint_id, next.delivery_id FROM heads,
+               LATERAL (SELECT endpoint_id, delivery_id FROM delivery_schedule
+                         WHERE ordered AND endpoint_id > heads.endpoint_id
+                         ORDER BY endpoint_id, sequence LIMIT 1) AS next
+           )`
+        : `WITH heads AS (
+             SELECT endpoint_id, delivery_id FROM delivery_schedule
+              WHERE ordered AND endpoint_id = $3 ORDER BY sequence LIMIT 1
+           )`;
+    const [claimed]: [{ delivery_id: string }[], number] = await this.dataSource.query(
+      `${heads}
+       UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+         FROM (SELECT head.delivery_id FROM heads JOIN delivery_schedule AS head USING (delivery_id)
+                WHERE head.due_at <= now() AND (head.claimed_until IS NULL OR head.claimed_until < now())
+                ORDER BY head.due_at LIMIT $1 FOR UPDATE OF head SKIP LOCKED) AS due
+        WHERE s.delivery_id = due.delivery_id
+          AND (s.claimed_until IS NULL OR s.claimed_until < now())
+        RETURNING s.delivery_id`,
+      endpointId === undefined ? [limit, leaseMs] : [limit, leaseMs, endpointId],
+    );
+    return this.withPayloads(claimed.map((row) => row.delivery_id));
+  }
+
+  /** Claimed deliveries, read with their tenants' stored events. */
+  private async withPayloads(ids: string[]): Promise<ClaimedDelivery[]> {
+    if (ids.length === 0) {
       return [];
     }
-    const deliveries = await this.dataSource
-      .getRepository(DeliveryRecord)
-      .findBy({ id: In(claimed.map((row) => row.delivery_id)) });
+    const deliveries = await this.dataSource.getRepository(DeliveryRecord).findBy({ id: In(ids) });
     const payloads = await this.storedPayloads(deliveries);
     return deliveries.map((delivery) => ({
       delivery,
@@ -71,11 +117,14 @@ export class DeliveryWorkQueue {
     ]);
   }
 
-  /** Scheduled attempts due now and not claimed by any engine. */
+  /**
+   * Scheduled attempts due now and not claimed by any engine: what the engines have not caught up
+   * with. An ordered endpoint's queue waits by design and is not counted.
+   */
   async dueBacklog(): Promise<number> {
     const [row]: { due: string }[] = await this.dataSource.query(
       `SELECT count(*) AS due FROM delivery_schedule
-        WHERE due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`,
+        WHERE NOT ordered AND due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`,
     );
     return Number(row.due);
   }
@@ -84,16 +133,18 @@ export class DeliveryWorkQueue {
   claimForNewEvent(
     payload: InboundPayload,
     endpointIds: readonly string[],
+    ordered: readonly OrderedDelivery[],
   ): Promise<NewEventClaim> {
-    return this.numbers.claimForNewEvent(payload, endpointIds);
+    return this.numbers.claimForNewEvent(payload, endpointIds, ordered);
   }
 
   /** DeliveryNumbers.claimForResumedEvent: the numbers claimed before, and new ones. */
   claimForResumedEvent(
     payload: Pick<InboundPayload, 'tenantId' | 'eventId' | 'retentionKey'>,
     endpointIds: readonly string[],
-  ): Promise<Map<string, number>> {
-    return this.numbers.claimForResumedEvent(payload, endpointIds);
+    ordered: readonly OrderedDelivery[],
+  ): Promise<ResumedClaims> {
+    return this.numbers.claimForResumedEvent(payload, endpointIds, ordered);
   }
 
   /** The endpoints that already have a delivery of a tenant's event. */

@@ -11,6 +11,7 @@ import type {
   Clock,
   IngestLedger,
   IntakeMessage,
+  OrderedQueues,
   RecordingGate,
   RecordStore,
   SubscriberLookup,
@@ -29,6 +30,8 @@ export interface EventHandlerDeps {
   recording: Pick<RecordingGate, 'whenHealthy'>;
   /** One for all the engine's intakes: a lane and the main intake may hold copies of one event. */
   eventsInHand: EventsInHand;
+  /** Told when a FIFO endpoint's queue has a delivery due (the retry scheduler). */
+  orderedQueues: OrderedQueues;
   metrics: Pick<
     DeliveryMetrics,
     | 'eventsReceived'
@@ -54,6 +57,8 @@ export interface EventHandlerOptions {
 interface NumberedTarget {
   endpoint: DirectoryEndpoint;
   sequence: number;
+  /** Its delivery waits for its turn in the endpoint's FIFO queue. */
+  ordered: boolean;
 }
 
 /** What the intake gives the handler of one message. */
@@ -125,12 +130,14 @@ export class EventHandler {
     const claim = await ledger.claimForNewEvent(
       payload,
       endpoints.map((endpoint) => endpoint.id),
+      orderedDeliveriesOf(payload, endpoints),
     );
     let targets: NumberedTarget[];
     if (claim.kind === 'claimed') {
       targets = endpoints.map((endpoint) => ({
         endpoint,
         sequence: claim.numbers.get(endpoint.id)!,
+        ordered: endpoint.ordering === 'fifo',
       }));
     } else {
       const ingest = decideIngest(claim.storedBody, envelope, redelivered);
@@ -152,16 +159,10 @@ export class EventHandler {
     handling.inHand.counted(targets.length);
     const publishedAtMs = message.time.getTime();
     await Promise.all(
-      targets.map(({ endpoint, sequence }) =>
-        this.firstAttempt(
-          envelope,
-          endpoint,
-          sequence,
-          payload,
-          parent,
-          publishedAtMs,
-          handling,
-        ).finally(() => handling.inHand.deliveryFinished()),
+      targets.map((target) =>
+        this.firstAttempt(envelope, target, payload, parent, publishedAtMs, handling).finally(() =>
+          handling.inHand.deliveryFinished(),
+        ),
       ),
     );
     return { kind: 'ack' };
@@ -171,16 +172,18 @@ export class EventHandler {
    * A redelivered message: the engine may have stopped half-way, so only the endpoints still
    * without a delivery are served, each under the number it claimed. An endpoint that claimed a
    * number and no longer subscribes is served too, or its receivers would see a gap that never
-   * closes; one deleted or disabled since is not.
+   * closes; one deleted or disabled since is not. A delivery placed in its endpoint's FIFO queue
+   * when numbered stays ordered, whatever the endpoint's ordering is now.
    */
   private async resumedTargets(
     payload: InboundPayload,
     subscribed: DirectoryEndpoint[],
   ): Promise<NumberedTarget[]> {
     const { ledger, subscribers } = this.deps;
-    const numbers = await ledger.claimForResumedEvent(
+    const { numbers, queued } = await ledger.claimForResumedEvent(
       payload,
       subscribed.map((endpoint) => endpoint.id),
+      orderedDeliveriesOf(payload, subscribed),
     );
     const served = await ledger.endpointsServed(payload.tenantId, payload.eventId);
     const endpoints = [...subscribed];
@@ -194,26 +197,23 @@ export class EventHandler {
     }
     return endpoints
       .filter((endpoint) => !served.has(endpoint.id))
-      .map((endpoint) => ({ endpoint, sequence: numbers.get(endpoint.id)! }));
+      .map((endpoint) => ({
+        endpoint,
+        sequence: numbers.get(endpoint.id)!,
+        ordered: queued.has(endpoint.id),
+      }));
   }
 
   private async firstAttempt(
     envelope: EventEnvelope,
-    endpoint: DirectoryEndpoint,
-    sequence: number,
+    { endpoint, sequence, ordered }: NumberedTarget,
     payload: InboundPayload,
     parent: Context,
     publishedAtMs: number,
     handling: Handling,
   ): Promise<void> {
     const identity: DeliveryIdentity = {
-      // Every copy of the event names its delivery to this endpoint alike: copies racing in two
-      // engines append to one stream, and the log lets one win (ADR 0016, 0023).
-      delivery_id: derivedId('del', payload.retentionKey, [
-        envelope.tenant_id,
-        envelope.id,
-        endpoint.id,
-      ]),
+      delivery_id: deliveryIdOf(payload, endpoint),
       event_id: envelope.id,
       endpoint_id: endpoint.id,
       tenant_id: envelope.tenant_id,
@@ -221,6 +221,10 @@ export class EventHandler {
       sequence,
     };
     const { metrics, clock } = this.deps;
+    if (ordered) {
+      await this.queueForItsTurn(identity, payload);
+      return;
+    }
     const dispatched = await this.deps.dispatcher.dispatch(
       { identity, before: null, endpoint, body: payload.body, payload, parent },
       {
@@ -253,4 +257,42 @@ export class EventHandler {
       (rateLimited ? metrics.deliveriesRateLimited : metrics.deliveriesDeferred).inc();
     }
   }
+
+  /**
+   * A FIFO endpoint's delivery is never sent from the intake: it is recorded deferred (`ordered`,
+   * due now), which makes its place in the endpoint's queue due, and the message is acknowledged;
+   * the scheduler sends the queue's head, one at a time (ADR 0045). Nothing holds the JetStream
+   * message meanwhile. The queue is told, so that an idle endpoint's head goes at once rather than
+   * at the scheduler's next round.
+   */
+  private async queueForItsTurn(identity: DeliveryIdentity, payload: InboundPayload) {
+    const [deferred] = decideDeferred(
+      { identity, delayMs: 0, reason: 'ordered' },
+      null,
+      new Date(this.deps.clock.now()),
+    );
+    await this.deps.records.record({
+      deliveryId: identity.delivery_id,
+      before: null,
+      event: deferred,
+      metadata: { tenant_id: identity.tenant_id },
+      payload,
+    });
+    this.deps.orderedQueues.kick(identity.endpoint_id);
+  }
+}
+
+/**
+ * Every copy of the event names its delivery to an endpoint alike: copies racing in two engines
+ * append to one stream, and the log lets one win (ADR 0016, 0023).
+ */
+function deliveryIdOf(payload: InboundPayload, endpoint: DirectoryEndpoint): string {
+  return derivedId('del', payload.retentionKey, [payload.tenantId, payload.eventId, endpoint.id]);
+}
+
+/** The deliveries of the event to FIFO endpoints: each takes its place in its queue when numbered. */
+function orderedDeliveriesOf(payload: InboundPayload, endpoints: readonly DirectoryEndpoint[]) {
+  return endpoints
+    .filter((endpoint) => endpoint.ordering === 'fifo')
+    .map((endpoint) => ({ endpointId: endpoint.id, deliveryId: deliveryIdOf(payload, endpoint) }));
 }
