@@ -163,7 +163,13 @@ describe('svc listen (real API)', () => {
         const list = await fetch(`${api.baseUrl}/v1/webhooks`, {
           headers: { authorization: `Bearer ${key}` },
         });
-        type Listed = { id: string; url: string; events: string[]; signature_schemes: string[] };
+        type Listed = {
+          id: string;
+          url: string;
+          events: string[];
+          signature_schemes: string[];
+          ordering: string;
+        };
         return ((await list.json()) as { data: Listed[] }).data[0];
       },
       { what: 'the listener to register its endpoint' },
@@ -171,6 +177,7 @@ describe('svc listen (real API)', () => {
     expect(endpoint.events).toEqual(['alert.*']);
     // Both schemes by default, so that a first delivery shows both verify.
     expect(endpoint.signature_schemes).toEqual(['hmac-sha256', 'ed25519']);
+    expect(endpoint.ordering).toBe('unordered');
     expect(endpoint.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
 
     // A client of the listener trusts the local CA made under the data folder, as the engine does.
@@ -206,7 +213,11 @@ describe('svc listen (real API)', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines[0]).toMatchObject({ endpoint_id: endpoint.id, events: ['alert.*'] });
+    expect(lines[0]).toMatchObject({
+      endpoint_id: endpoint.id,
+      events: ['alert.*'],
+      ordering: 'unordered',
+    });
     expect(lines).toContainEqual(
       expect.objectContaining({ signature: 'invalid', signatures_verified: [], attempt: 1 }),
     );
@@ -227,6 +238,46 @@ describe('svc listen (real API)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--signature-schemes: give one or both of hmac-sha256, ed25519');
     expect(run.stderr).toContain('unknown: rsa');
+  });
+
+  it('registers a FIFO endpoint with --ordering fifo, and says so', async () => {
+    const { key } = await api.newTenantWithKey(['webhooks:manage']);
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const listening = runSvc(
+      ['listen', '--api-key', key, '--api-url', api.baseUrl, '--ordering', 'fifo', '--keep'],
+      { env: { LOCAL_DATA_DIR: dataDir }, untilStopped: stopped },
+    );
+    const endpoint = await waitFor(
+      async () => {
+        const list = await fetch(`${api.baseUrl}/v1/webhooks`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return ((await list.json()) as { data: { id: string; ordering: string }[] }).data[0];
+      },
+      { what: 'the listener to register its endpoint' },
+    );
+    expect(endpoint.ordering).toBe('fifo');
+
+    stop();
+    const run = await listening;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/registered endpoint wh_\w+ for .*, ordering fifo\n/);
+  });
+
+  it('refuses an unknown ordering before registering anything', async () => {
+    const { key } = await api.newTenantWithKey(['webhooks:manage']);
+    const run = await runSvc(
+      ['listen', '--api-key', key, '--api-url', api.baseUrl, '--ordering', 'lifo'],
+      { env: { LOCAL_DATA_DIR: dataDir } },
+    );
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/'lifo' is invalid\. Allowed choices are unordered, fifo/);
+    const list = await fetch(`${api.baseUrl}/v1/webhooks`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
   });
 
   it('needs an API key', async () => {

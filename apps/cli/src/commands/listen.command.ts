@@ -1,5 +1,8 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import {
+  DEFAULT_ENDPOINT_ORDERING,
+  ENDPOINT_ORDERINGS,
+  EndpointOrdering,
   EVENT_FAMILIES,
   isSignatureScheme,
   SignatureScheme,
@@ -33,6 +36,8 @@ interface ListenOptions {
   port: string;
   keep?: boolean;
   signatureSchemes: string;
+  /** Checked by the option's choices. */
+  ordering: EndpointOrdering;
   gapWindow: string;
 }
 
@@ -78,6 +83,17 @@ export function parseSignatureSchemes(list: string): SignatureScheme[] {
   return names as SignatureScheme[];
 }
 
+/** --ordering, with the API's values and default; commander refuses any other (exit 2). */
+function orderingOption(): Option {
+  return new Option(
+    '--ordering <ordering>',
+    'the order deliveries are sent in: fifo (one at a time in sequence order, the next waiting ' +
+      'until the one before has succeeded or been abandoned) or unordered',
+  )
+    .choices(ENDPOINT_ORDERINGS)
+    .default(DEFAULT_ENDPOINT_ORDERING);
+}
+
 interface Registered {
   id: string;
   url: string;
@@ -96,12 +112,14 @@ class RegistrationApi {
     events: string[],
     secret: string,
     signatureSchemes: SignatureScheme[],
+    ordering: EndpointOrdering,
   ): Promise<Registered> {
     const response = await this.call('POST', '/v1/webhooks', {
       url,
       events,
       secret,
       signature_schemes: signatureSchemes,
+      ordering,
     });
     if (response.status !== 201) {
       throw new CliError(`registering the listener failed: ${await problem(response)}`);
@@ -163,7 +181,15 @@ function listenSettingsOf(options: ListenOptions, io: CliIo) {
   const events = options.events.split(',').map((type) => type.trim());
   const signatureSchemes = parseSignatureSchemes(options.signatureSchemes);
   const gapWindowMs = gapWindowMsOf(options.gapWindow);
-  return { apiKey, port, apiUrl, events, signatureSchemes, gapWindowMs };
+  return {
+    apiKey,
+    port,
+    apiUrl,
+    events,
+    signatureSchemes,
+    ordering: options.ordering,
+    gapWindowMs,
+  };
 }
 
 export function listenCommand(io: CliIo, json: () => boolean): Command {
@@ -190,6 +216,7 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
         "API's published keys), or both",
       SIGNATURE_SCHEMES.join(','),
     )
+    .addOption(orderingOption())
     .option(
       '--gap-window <duration>',
       'warn when an X-SVC-Sequence number is still missing this long after a later one arrived: ' +
@@ -197,10 +224,8 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
       ms(DEFAULT_GAP_WINDOW_MS),
     )
     .action(async (options: ListenOptions) => {
-      const { apiKey, port, apiUrl, events, signatureSchemes, gapWindowMs } = listenSettingsOf(
-        options,
-        io,
-      );
+      const { apiKey, port, apiUrl, events, signatureSchemes, ordering, gapWindowMs } =
+        listenSettingsOf(options, io);
       const print = (line: string, record: Record<string, unknown>) =>
         io.stdout(`${json() ? JSON.stringify(record) : line}\n`);
 
@@ -236,7 +261,7 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
       const api = new RegistrationApi(apiUrl, apiKey);
       const stopGapChecks = gapReport.checkPeriodically();
       try {
-        const endpoint = await api.register(url, events, secret, signatureSchemes);
+        const endpoint = await api.register(url, events, secret, signatureSchemes, ordering);
         gapReport.forEndpoint(endpoint.id);
         print(
           ...listeningBanner({
@@ -271,15 +296,16 @@ function listeningBanner(listener: {
   apiUrl: string;
   endpoint: Registered;
   signatureSchemes: SignatureScheme[];
-  options: Pick<ListenOptions, 'keep'>;
+  options: Pick<ListenOptions, 'keep' | 'ordering'>;
   gapWindowMs: number;
 }): [string, Record<string, unknown>] {
   const { url, endpoint, signatureSchemes, gapWindowMs } = listener;
+  const { ordering } = listener.options;
   const attempts = `${listener.apiUrl}/v1/webhooks/${endpoint.id}/attempts`;
   return [
     [
       `listening on ${url} (certificate from the local CA, ${listener.ca})`,
-      `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}, signed with ${signatureSchemes.join(', ')}`,
+      `registered endpoint ${endpoint.id} for ${endpoint.events.join(', ')}, signed with ${signatureSchemes.join(', ')}${ordering === 'fifo' ? ', ordering fifo' : ''}`,
       `its attempts: curl -s ${attempts} -H "Authorization: Bearer <your API key>"`,
       `a missing X-SVC-Sequence number is reported once ${ms(gapWindowMs, { long: true })} have passed (--gap-window)`,
       `waiting for deliveries; Ctrl-C stops${listener.options.keep ? '' : ' and removes the endpoint'}`,
@@ -289,6 +315,7 @@ function listeningBanner(listener: {
       endpoint_id: endpoint.id,
       events: endpoint.events,
       signature_schemes: signatureSchemes,
+      ordering,
       attempts_url: attempts,
       gap_window_ms: gapWindowMs,
     },
