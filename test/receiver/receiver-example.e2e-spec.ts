@@ -177,6 +177,23 @@ describe('receiver example (HTTPS)', () => {
     expect(processed[0].delivery.rawBody.equals(body)).toBe(true);
   });
 
+  it("hands over each delivery's X-SVC-Sequence, and none for a test event", async () => {
+    await start();
+    const numbered = envelope('evt_seq_7');
+    const testEvent = envelope('evt_webhook_test');
+
+    expect(
+      (await post(numbered, { ...signed(numbered), [DELIVERY_HEADERS.sequence]: '7' })).status,
+    ).toBe(200);
+    expect((await post(testEvent, signed(testEvent))).status).toBe(200);
+    await server.drain();
+
+    expect(processed.map(({ event, delivery }) => [event.id, delivery.sequence])).toEqual([
+      ['evt_seq_7', 7],
+      ['evt_webhook_test', undefined],
+    ]);
+  });
+
   it('processes an event delivered twice only once, and still answers 200 to the duplicate', async () => {
     await start();
     const body = envelope('evt_dup_1');

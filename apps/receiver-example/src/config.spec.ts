@@ -1,10 +1,12 @@
-import { readReceiverConfig, ReceiverConfigError } from './config';
+import { DEFAULT_GAP_WINDOW_MS } from '@svc/webhook-receiver';
+import { durationMsOf, readReceiverConfig, ReceiverConfigError } from './config';
 
 describe('readReceiverConfig', () => {
   it('defaults to port 9000 and plain HTTP', () => {
     expect(readReceiverConfig({ RECEIVER_SECRET: 's3cret-s3cret-s3cret' })).toEqual({
       port: 9000,
       secret: 's3cret-s3cret-s3cret',
+      gapWindowMs: DEFAULT_GAP_WINDOW_MS,
     });
   });
 
@@ -19,6 +21,7 @@ describe('readReceiverConfig', () => {
     ).toEqual({
       port: 8443,
       secret: 'x',
+      gapWindowMs: DEFAULT_GAP_WINDOW_MS,
       tls: { certFile: '/etc/receiver/cert.pem', keyFile: '/etc/receiver/key.pem' },
     });
   });
@@ -39,9 +42,14 @@ describe('readReceiverConfig', () => {
 
   it('reads the JWKS URL of an ed25519 endpoint, alone or beside the secret', () => {
     const url = 'https://api.example.com/.well-known/webhook-signing-keys.json';
-    expect(readReceiverConfig({ RECEIVER_JWKS_URL: url })).toEqual({ port: 9000, jwksUrl: url });
+    expect(readReceiverConfig({ RECEIVER_JWKS_URL: url })).toEqual({
+      port: 9000,
+      jwksUrl: url,
+      gapWindowMs: DEFAULT_GAP_WINDOW_MS,
+    });
     expect(readReceiverConfig({ RECEIVER_JWKS_URL: url, RECEIVER_SECRET: 'x' })).toEqual({
       port: 9000,
+      gapWindowMs: DEFAULT_GAP_WINDOW_MS,
       secret: 'x',
       jwksUrl: url,
     });
@@ -71,6 +79,24 @@ describe('readReceiverConfig', () => {
     );
   });
 
+  it('reads the window after which a missing sequence number is logged', () => {
+    expect(
+      readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_GAP_WINDOW: '2h' }).gapWindowMs,
+    ).toBe(7_200_000);
+    expect(readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_GAP_WINDOW: '' }).gapWindowMs).toBe(
+      DEFAULT_GAP_WINDOW_MS,
+    );
+  });
+
+  it.each(['45', '0m', '-5m', '1.5h', '45 m', '1d', 'soon'])(
+    'refuses the gap window %j',
+    (window) => {
+      expect(() =>
+        readReceiverConfig({ RECEIVER_SECRET: 'x', RECEIVER_GAP_WINDOW: window }),
+      ).toThrow(/RECEIVER_GAP_WINDOW: must be a duration/);
+    },
+  );
+
   it('reports every problem at once', () => {
     try {
       readReceiverConfig({ RECEIVER_PORT: 'x', RECEIVER_TLS_KEY: 'k.pem' });
@@ -79,5 +105,13 @@ describe('readReceiverConfig', () => {
       expect(error).toBeInstanceOf(ReceiverConfigError);
       expect((error as ReceiverConfigError).problems).toHaveLength(3);
     }
+  });
+});
+
+describe('durationMsOf', () => {
+  it('reads milliseconds, seconds, minutes and hours', () => {
+    expect(['500ms', '90s', '45m', '2h'].map(durationMsOf)).toEqual([
+      500, 90_000, 2_700_000, 7_200_000,
+    ]);
   });
 });

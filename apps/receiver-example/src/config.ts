@@ -1,3 +1,5 @@
+import { DEFAULT_GAP_WINDOW_MS } from '@svc/webhook-receiver';
+
 /** The example receiver's configuration, from the environment. */
 export interface ReceiverConfig {
   port: number;
@@ -12,6 +14,11 @@ export interface ReceiverConfig {
   previousSecret?: string;
   /** PEM file paths; without them the receiver serves plain HTTP (development only). */
   tls?: { certFile: string; keyFile: string };
+  /**
+   * How long an X-SVC-Sequence number may stay missing after a later one arrived before it is
+   * logged as a gap: past the sender's retry window (ADR 0045).
+   */
+  gapWindowMs: number;
 }
 
 export const DEFAULT_RECEIVER_PORT = 9000;
@@ -59,16 +66,34 @@ export function readReceiverConfig(env: NodeJS.ProcessEnv): ReceiverConfig {
     problems.push('RECEIVER_TLS_CERT and RECEIVER_TLS_KEY: give both (PEM file paths) or neither');
   }
 
+  let gapWindowMs = DEFAULT_GAP_WINDOW_MS;
+  const rawGapWindow = env.RECEIVER_GAP_WINDOW;
+  if (rawGapWindow !== undefined && rawGapWindow !== '') {
+    gapWindowMs = durationMsOf(rawGapWindow);
+    if (!(gapWindowMs > 0)) {
+      problems.push('RECEIVER_GAP_WINDOW: must be a duration such as 45m, 2h or 90s');
+    }
+  }
+
   if (problems.length > 0) {
     throw new ReceiverConfigError(problems);
   }
   return {
     port,
+    gapWindowMs,
     ...(secret !== undefined && { secret }),
     ...(jwksUrl !== undefined && { jwksUrl }),
     ...(previousSecret !== undefined && { previousSecret }),
     ...(certFile !== undefined && keyFile !== undefined ? { tls: { certFile, keyFile } } : {}),
   };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `90s`, `45m`, `2h` in milliseconds; NaN for anything else. */
+export function durationMsOf(raw: string): number {
+  const match = /^(\d{1,9})(ms|s|m|h)$/.exec(raw);
+  return match ? Number(match[1]) * UNIT_MS[match[2]] : NaN;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -2,10 +2,12 @@
  * The example receiver as a process: `node dist/apps/receiver-example/src/main.js` after
  * `npm run build`. Configuration: RECEIVER_SECRET and/or RECEIVER_JWKS_URL (one is required),
  * RECEIVER_PREVIOUS_SECRET, RECEIVER_PORT (default 9000),
- * RECEIVER_TLS_CERT and RECEIVER_TLS_KEY (PEM file paths; HTTPS when both are set).
+ * RECEIVER_TLS_CERT and RECEIVER_TLS_KEY (PEM file paths; HTTPS when both are set),
+ * RECEIVER_GAP_WINDOW (default 45m: when a missing X-SVC-Sequence number is logged).
  */
 import { readFileSync } from 'node:fs';
 import { readReceiverConfig, ReceiverConfig, ReceiverConfigError } from './config';
+import { SequenceGapAlerts } from './sequence-gap-alerts';
 import {
   ATTEMPT_HEADER,
   createReceiver,
@@ -60,6 +62,7 @@ function main(): void {
     );
   }
 
+  const gapAlerts = new SequenceGapAlerts(config.gapWindowMs, log);
   const server = createReceiver({
     ...(config.secret !== undefined && {
       secret: config.previousSecret ? [config.secret, config.previousSecret] : config.secret,
@@ -67,6 +70,8 @@ function main(): void {
     ...(config.jwksUrl !== undefined && { jwks: jwksKeySource(config.jwksUrl) }),
     tls,
     onEvent: (event, delivery) => {
+      // Before the work, which may throw: the delivery arrived either way.
+      gapAlerts.note(delivery);
       // Replace with the real work; it runs after the 200 has been sent.
       log('info', 'event processed', {
         event_id: event.id,
@@ -74,6 +79,7 @@ function main(): void {
         tenant_id: event.tenant_id,
         delivery_id: delivery.headers[DELIVERY_ID_HEADER],
         attempt: delivery.headers[ATTEMPT_HEADER],
+        sequence: delivery.sequence,
         verified_by: delivery.verification.verified,
       });
     },
@@ -89,6 +95,7 @@ function main(): void {
     log('error', `the server failed: ${error.message}`);
     process.exit(1);
   });
+  const stopGapChecks = gapAlerts.checkPeriodically();
   server.listen(config.port, () => {
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -98,7 +105,14 @@ function main(): void {
   const stop = (signal: NodeJS.Signals): void => {
     log('info', `${signal}: finishing the events already accepted, then stopping`);
     // Requests still being read may yet accept events, so drain only once every connection ended.
-    server.close(() => void server.drain().then(() => process.exit(0)));
+    stopGapChecks();
+    server.close(
+      () =>
+        void server.drain().then(() => {
+          gapAlerts.check();
+          process.exit(0);
+        }),
+    );
     setTimeout(() => server.closeAllConnections(), 10_000).unref();
   };
   process.once('SIGINT', stop);

@@ -1,4 +1,9 @@
-import { DEFAULT_GAP_WINDOW_MS, retryWindowMs, SPEC_RETRY_POLICY } from './gap-window';
+import {
+  DEFAULT_GAP_WINDOW_MS,
+  gapCheckIntervalMs,
+  retryWindowMs,
+  SPEC_RETRY_POLICY,
+} from './gap-window';
 
 const MINUTE = 60_000;
 
@@ -24,5 +29,13 @@ describe('DEFAULT_GAP_WINDOW_MS', () => {
     expect(DEFAULT_GAP_WINDOW_MS - retryWindowMs(SPEC_RETRY_POLICY)).toBeGreaterThanOrEqual(
       5 * MINUTE,
     );
+  });
+});
+
+describe('gapCheckIntervalMs', () => {
+  it('checks ten times per window, at most every minute and at least every 100 ms', () => {
+    expect(gapCheckIntervalMs(5_000)).toBe(500);
+    expect(gapCheckIntervalMs(DEFAULT_GAP_WINDOW_MS)).toBe(60_000);
+    expect(gapCheckIntervalMs(200)).toBe(100);
   });
 });

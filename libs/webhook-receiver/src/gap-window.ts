@@ -35,3 +35,11 @@ export function retryWindowMs(policy: RetryPolicy): number {
  * DELIVERY_RETRY_SCHEDULE or DELIVERY_MAX_ATTEMPTS needs its own window (`retryWindowMs`).
  */
 export const DEFAULT_GAP_WINDOW_MS = 45 * 60_000;
+
+/**
+ * How often to look for overdue gaps: a tenth of the window, so that a warning comes at most that
+ * much after the window ends, but at least every minute and never more than ten times a second.
+ */
+export function gapCheckIntervalMs(windowMs: number): number {
+  return Math.min(60_000, Math.max(100, Math.floor(windowMs / 10)));
+}

@@ -4,7 +4,6 @@ import { CliError } from '../cli-context';
 import {
   describeOpenGapAtExit,
   describeOverdueGap,
-  gapCheckIntervalMs,
   gapWindowMsOf,
   overdueGapRecord,
   SequenceGapReport,
@@ -32,14 +31,6 @@ describe('gapWindowMsOf', () => {
       expect((error as CliError).exitCode).toBe(2);
       expect((error as CliError).message).toContain('--gap-window');
     }
-  });
-});
-
-describe('gapCheckIntervalMs', () => {
-  it('checks ten times per window, at most every minute and at least every 100 ms', () => {
-    expect(gapCheckIntervalMs(5_000)).toBe(500);
-    expect(gapCheckIntervalMs(DEFAULT_GAP_WINDOW_MS)).toBe(60_000);
-    expect(gapCheckIntervalMs(200)).toBe(100);
   });
 });
 

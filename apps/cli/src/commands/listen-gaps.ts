@@ -1,4 +1,4 @@
-import { DeliveryInfo, SequenceGap, SequenceGaps } from '@svc/webhook-receiver';
+import { DeliveryInfo, gapCheckIntervalMs, SequenceGap, SequenceGaps } from '@svc/webhook-receiver';
 import ms from 'ms';
 import { CliError } from '../cli-context';
 
@@ -10,14 +10,6 @@ export function gapWindowMsOf(raw: string): number {
     throw new CliError(`--gap-window "${raw}" is not a duration such as 45m, 2h or 90s`, 2);
   }
   return value;
-}
-
-/**
- * A tenth of the window, so that a warning comes at most that much after the window ends, but
- * at least every minute for the default window and never busier than ten times a second.
- */
-export function gapCheckIntervalMs(windowMs: number): number {
-  return Math.min(60_000, Math.max(100, Math.floor(windowMs / 10)));
 }
 
 const numbers = ({ first, last }: SequenceGap) =>
