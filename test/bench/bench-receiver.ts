@@ -14,6 +14,7 @@ import { findRepoRoot } from './bench-settings';
 import type {
   LatencyWindow,
   PortBehaviour,
+  PortSequences,
   ReceiverCommand,
   ReceiverReply,
   ReceiverStats,
@@ -22,6 +23,7 @@ import { percentile } from './stats';
 
 const CREATED_AT = '"created_at":"';
 const ATTEMPT_HEADER = 'x-svc-delivery-attempt';
+const SEQUENCE_HEADER = 'x-svc-sequence';
 const HEALTHY: PortBehaviour = { status: 200, delayMs: 0, counted: true };
 
 const tls = resolve(findRepoRoot(), 'test/fixtures/tls');
@@ -43,6 +45,8 @@ let expected: number | null = null;
 /** Latencies by the start of their arrival window, when the phase asked for windows. */
 let windowMs: number | undefined;
 let windows = new Map<number, number[]>();
+/** By port index, for the ports that record sequences; `inFlight` is the requests held now. */
+let sequences = new Map<number, PortSequences & { inFlight: number }>();
 
 const send = (reply: ReceiverReply) => process.send?.(reply);
 
@@ -81,7 +85,44 @@ function arrived(body: string): void {
   }
 }
 
+/**
+ * Notes the request's X-SVC-Sequence as its headers arrive, and holds it as in flight until its
+ * answer is handed to the socket ('finish'; 'close' if the client went first): the engine cannot
+ * have read the answer before then, so a FIFO endpoint's next request must arrive after it.
+ */
+function noteSequence(index: number, request: IncomingMessage, response: ServerResponse): void {
+  let port = sequences.get(index);
+  if (!port) {
+    port = { arrived: [], unnumbered: 0, maxInFlight: 0, inFlight: 0 };
+    sequences.set(index, port);
+  }
+  const header = request.headers[SEQUENCE_HEADER];
+  const sequence =
+    typeof header === 'string' && /^[1-9][0-9]*$/.test(header) ? Number(header) : NaN;
+  if (Number.isSafeInteger(sequence)) {
+    port.arrived.push(sequence);
+  } else {
+    port.unnumbered += 1;
+  }
+  port.inFlight += 1;
+  port.maxInFlight = Math.max(port.maxInFlight, port.inFlight);
+  // A phase started meanwhile has a fresh record: the request leaves the one it entered.
+  const entered = port;
+  let left = false;
+  const leave = () => {
+    if (!left) {
+      left = true;
+      entered.inFlight -= 1;
+    }
+  };
+  response.once('finish', leave);
+  response.once('close', leave);
+}
+
 function answer(index: number, request: IncomingMessage, response: ServerResponse): void {
+  if (behaviours.get(index)?.recordSequences) {
+    noteSequence(index, request, response);
+  }
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
@@ -141,6 +182,16 @@ function stats(): ReceiverStats {
       max: sorted.length > 0 ? sorted[sorted.length - 1] : NaN,
     },
     ...(windowMs !== undefined ? { windows: windowStats() } : {}),
+    ...(sequences.size > 0
+      ? {
+          sequences: Object.fromEntries(
+            [...sequences.entries()].map(([index, { arrived, unnumbered, maxInFlight }]) => [
+              index,
+              { arrived, unnumbered, maxInFlight },
+            ]),
+          ),
+        }
+      : {}),
   };
 }
 
@@ -157,6 +208,7 @@ process.on('message', (command: ReceiverCommand) => {
       expected = null;
       windowMs = command.windowMs;
       windows = new Map();
+      sequences = new Map();
       break;
     case 'expect':
       if (count >= command.count) {

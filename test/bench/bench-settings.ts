@@ -13,6 +13,7 @@ export const SCENARIOS = [
   'hot-endpoint',
   'replicas',
   'cost',
+  'fifo',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -84,6 +85,12 @@ export interface BenchSettings {
     idleSeconds: number;
     /** How long the floor process is measured at 200 events/s (0: not at all). */
     floorSeconds: number;
+  };
+  fifo: {
+    /** Events of each measured run (unordered, then FIFO), all to the run's one endpoint. */
+    events: number;
+    /** How long the endpoint takes to answer. */
+    answerDelayMs: number;
   };
   /** Engine processes on one consumer in the replicas scenario (against one). */
   replicas: number;
@@ -202,6 +209,10 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
       burstEvents: integer(env, 'BENCH_COST_BURST_EVENTS', 20_000, 1),
       idleSeconds: integer(env, 'BENCH_COST_IDLE_SECONDS', 10, 1),
       floorSeconds: integer(env, 'BENCH_COST_FLOOR_SECONDS', 30, 0),
+    },
+    fifo: {
+      events: integer(env, 'BENCH_FIFO_EVENTS', 300, 1),
+      answerDelayMs: integer(env, 'BENCH_FIFO_ANSWER_DELAY_MS', 5, 0),
     },
     replicas: integer(env, 'BENCH_REPLICAS', 2, 2),
     postgresUrl: env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',

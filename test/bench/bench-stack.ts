@@ -136,23 +136,37 @@ export interface BenchEndpoint {
 }
 
 /**
+ * The `ordering` of POST /v1/webhooks (ADR 0045), spelt out here rather than imported: the bench
+ * speaks to the API over HTTP, as a tenant's script would.
+ */
+export type BenchEndpointOrdering = 'unordered' | 'fifo';
+
+/**
  * Registers one endpoint per receiver port through the real API (POST /v1/webhooks), subscribed
- * to `eventsOf(index)` (by default every alert).
+ * to `eventsOf(index)` (by default every alert), with the ordering `orderingOf(index)` (by
+ * default none sent: the API's default, unordered).
  */
 export async function registerEndpoints(
   apiBaseUrl: string,
   key: string,
   ports: number[],
   eventsOf: (index: number) => string[] = () => ['alert.*'],
+  orderingOf: (index: number) => BenchEndpointOrdering | undefined = () => undefined,
 ): Promise<BenchEndpoint[]> {
   const endpoints: BenchEndpoint[] = [];
   for (const [index, port] of ports.entries()) {
     const url = `https://127.0.0.1:${port}/hooks/${index}`;
     const secret = `bench-secret-${randomBytes(16).toString('hex')}`;
+    const ordering = orderingOf(index);
     const response = await fetch(`${apiBaseUrl}/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url, events: eventsOf(index), secret }),
+      body: JSON.stringify({
+        url,
+        events: eventsOf(index),
+        secret,
+        ...(ordering !== undefined ? { ordering } : {}),
+      }),
     });
     const text = await response.text();
     if (response.status !== 201) {

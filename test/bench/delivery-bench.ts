@@ -23,6 +23,7 @@ import { gitCommit, Machine, thisMachine } from './run-identity';
 import { backlog } from './scenarios/backlog';
 import { cost } from './scenarios/cost';
 import { fanOut } from './scenarios/fan-out';
+import { fifo } from './scenarios/fifo';
 import { hotEndpoint } from './scenarios/hot-endpoint';
 import { mixed } from './scenarios/mixed';
 import { replicas } from './scenarios/replicas';
@@ -39,6 +40,7 @@ const RUNNERS: Record<ScenarioName, (kit: ScenarioKit) => Promise<ScenarioOutcom
   'hot-endpoint': hotEndpoint,
   replicas,
   cost,
+  fifo,
 };
 
 /** Every scenario's figures in one file, as `bench-<scenario>.json` each hold one. */

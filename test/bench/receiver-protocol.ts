@@ -25,6 +25,22 @@ export interface PortBehaviour {
    * whose deliveries a run waits for); the others are only tallied in `uncounted`.
    */
   counted: boolean;
+  /**
+   * Whether the port notes each request's X-SVC-Sequence in order of arrival and the most
+   * requests it held at once (ReceiverStats.sequences): what a FIFO endpoint promises. Off by
+   * default, so that large runs do not ship every number over IPC.
+   */
+  recordSequences?: boolean;
+}
+
+/** What one port saw of X-SVC-Sequence in a phase, when its behaviour asked for it. */
+export interface PortSequences {
+  /** Every request's number (retries too), in the order the requests' headers arrived. */
+  arrived: number[];
+  /** Requests without a valid number (test events carry none). */
+  unnumbered: number;
+  /** The most requests the port held at once: from the headers' arrival until its answer went. */
+  maxInFlight: number;
 }
 
 export interface ReceiverStats {
@@ -42,6 +58,8 @@ export interface ReceiverStats {
   latencyMs: { samples: number; p50: number; p90: number; p99: number; max: number };
   /** Per window of arrival time, oldest first, when the phase asked for windows. */
   windows?: LatencyWindow[];
+  /** By port index, the ports whose behaviour has `recordSequences`. */
+  sequences?: Record<number, PortSequences>;
 }
 
 /** The requests that arrived in [start, start + windowMs) and their latencies (as above). */

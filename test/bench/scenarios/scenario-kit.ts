@@ -8,6 +8,7 @@ import { EngineRunContext, EngineRunResult, measureEngineRun, publishBurst } fro
 import type { BenchSettings, ScenarioName } from '../bench-settings';
 import {
   BenchEndpoint,
+  BenchEndpointOrdering,
   BenchNamespace,
   createDatabase,
   createTenantWithKey,
@@ -94,7 +95,8 @@ export class Stack {
 
   /**
    * Creates the stack; its endpoints are the receiver's ports `from` to `from + count`, each
-   * subscribed to `eventsOf(index)` (every alert by default).
+   * subscribed to `eventsOf(index)` (every alert by default) with the ordering `orderingOf(index)`
+   * (the API's default by default).
    */
   static async prepare(
     kit: ScenarioKit,
@@ -104,6 +106,7 @@ export class Stack {
       from?: number;
       count?: number;
       eventsOf?: (index: number) => string[];
+      orderingOf?: (index: number) => BenchEndpointOrdering | undefined;
       engineEnv?: NodeJS.ProcessEnv;
     } = {},
   ): Promise<Stack> {
@@ -127,6 +130,7 @@ export class Stack {
       key,
       ports,
       options.eventsOf,
+      options.orderingOf,
     );
     await api.stop();
     kit.log(`${label}: ${endpoints.length} endpoints registered through the API`);
