@@ -198,7 +198,7 @@ describe('the console with assistive technology and the keyboard alone, in Chrom
     const page = await openConsole(`endpoints/${endpoint.id}`);
     for (const action of [
       'Send a test event',
-      'Edit events, rate limit and signatures',
+      'Edit events, rate limit, signatures and order',
       'Rotate the secret',
       'Replay a time range',
       'Recover',
@@ -283,6 +283,60 @@ describe('the console with assistive technology and the keyboard alone, in Chrom
       }
     }
   }
+
+  it('chooses the delivery order with the keyboard alone, at registration and in the edit panel', async () => {
+    const orderingTenant = await bed.newTenant();
+    const page = await newPage();
+    await page.goto(await bed.portalLink(orderingTenant.key));
+    await heading(page, 'Endpoints');
+    await page.getByRole('link', { name: 'Register an endpoint' }).click();
+    await heading(page, 'Step 1 of 2: register an endpoint');
+    const url = `${receiver.url}/ordered`;
+    await page.getByLabel('URL', { exact: true }).fill(url);
+    await page.getByRole('checkbox', { name: /^Every alert event/ }).check();
+
+    // A group named by its legend, the API's default chosen; Tab reaches the chosen button only,
+    // and an arrow key chooses the next.
+    const registration = page.getByRole('group', { name: 'Delivery order' });
+    const anyOrder = registration.getByRole('radio', { name: 'Any order (faster)' });
+    const fifo = registration.getByRole('radio', { name: 'One at a time, in order (FIFO)' });
+    expect(await anyOrder.isChecked()).toBe(true);
+    expect(await registration.getAttribute('aria-describedby')).toBe('register-ordering-hint');
+    await tabTo(page, anyOrder);
+    await page.keyboard.press('ArrowDown');
+    expect(await fifo.isChecked()).toBe(true);
+    await tabTo(page, page.getByRole('button', { name: 'Register the endpoint' }));
+    await page.keyboard.press('Enter');
+    await heading(page, 'Step 2 of 2: send a test event');
+    const { body: listed } = await http(bed.stack.api.baseUrl, 'GET', '/v1/webhooks', {
+      key: orderingTenant.key,
+    });
+    expect(listed.data.map((each: { ordering: string }) => each.ordering)).toEqual(['fifo']);
+    const endpointId = listed.data[0].id as string;
+
+    await page.getByRole('link', { name: 'Go to the endpoint' }).click();
+    await heading(page, `Endpoint ${url}`);
+    expect(await page.getByText('One at a time, in order (FIFO)').count()).toBe(1);
+    const edit = 'Edit events, rate limit, signatures and order';
+    await tabTo(page, page.getByRole('button', { name: edit, exact: true }));
+    await page.keyboard.press('Enter');
+    const editing = page.getByRole('group', { name: 'Delivery order' });
+    const fifoInPanel = editing.getByRole('radio', { name: 'One at a time, in order (FIFO)' });
+    await fifoInPanel.waitFor();
+    expect(await fifoInPanel.isChecked()).toBe(true);
+    await expectAccessible(page, 'the edit panel of a FIFO endpoint');
+    await tabTo(page, fifoInPanel);
+    await page.keyboard.press('ArrowUp');
+    expect(await editing.getByRole('radio', { name: 'Any order (faster)' }).isChecked()).toBe(true);
+    await tabTo(page, page.getByRole('button', { name: 'Save' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'The endpoint was saved.' }).waitFor();
+    expect(await page.getByText('Any order', { exact: true }).count()).toBe(1);
+    const { body: saved } = await http(bed.stack.api.baseUrl, 'GET', `/v1/webhooks/${endpointId}`, {
+      key: orderingTenant.key,
+    });
+    expect(saved.ordering).toBe('unordered');
+  }, 60_000);
 
   it('registers, tests, rotates and deletes with the keyboard alone, explaining a refused URL', async () => {
     const keyboardTenant = await bed.newTenant();

@@ -13,3 +13,4 @@ export type StatsBucket = Schemas['StatsBucket'];
 export type EndpointStatus = Endpoint['status'];
 export type EventSubscription = Schemas['RegisterWebhookRequest']['events'][number];
 export type SignatureScheme = Endpoint['signature_schemes'][number];
+export type EndpointOrdering = Endpoint['ordering'];

@@ -626,6 +626,13 @@ export interface components {
        *     ]
        */
       signature_schemes: ('hmac-sha256' | 'ed25519')[];
+      /**
+       * @description In what order deliveries are sent (ADR 0045). `unordered`: each as soon as it is ready, several at once. `fifo`: deliveries are sent one at a time in sequence order; the next waits until the one before has succeeded or been abandoned. Absent: "unordered".
+       * @default unordered
+       * @example fifo
+       * @enum {string}
+       */
+      ordering: 'unordered' | 'fifo';
     };
     WebhookEndpointResponse: {
       /** @example wh_01jd8x3q9v7k2m4n6p8r0s2t4w */
@@ -677,6 +684,12 @@ export interface components {
        *     ]
        */
       signature_schemes: ('hmac-sha256' | 'ed25519')[];
+      /**
+       * @description In what order deliveries are sent (ADR 0045). `unordered`: each as soon as it is ready, several at once. `fifo`: deliveries are sent one at a time in sequence order; the next waits until the one before has succeeded or been abandoned. "unordered" for endpoints registered without a choice.
+       * @example unordered
+       * @enum {string}
+       */
+      ordering: 'unordered' | 'fifo';
     };
     EndpointHealth: {
       attempts: number;
@@ -754,6 +767,12 @@ export interface components {
        *     ]
        */
       signature_schemes: ('hmac-sha256' | 'ed25519')[];
+      /**
+       * @description In what order deliveries are sent (ADR 0045). `unordered`: each as soon as it is ready, several at once. `fifo`: deliveries are sent one at a time in sequence order; the next waits until the one before has succeeded or been abandoned. "unordered" for endpoints registered without a choice.
+       * @example unordered
+       * @enum {string}
+       */
+      ordering: 'unordered' | 'fifo';
       /** @description With `include=health` only. */
       health?: components['schemas']['EndpointHealth'];
     };
@@ -802,6 +821,12 @@ export interface components {
        *     ]
        */
       signature_schemes?: ('hmac-sha256' | 'ed25519')[];
+      /**
+       * @description In what order deliveries are sent (ADR 0045). `unordered`: each as soon as it is ready, several at once. `fifo`: deliveries are sent one at a time in sequence order; the next waits until the one before has succeeded or been abandoned. Absent keeps the current one.
+       * @example fifo
+       * @enum {string}
+       */
+      ordering?: 'unordered' | 'fifo';
     };
     RecoverWebhookRequest: {
       /**

@@ -1,5 +1,10 @@
 import { ApiFailure } from '../api/api-failure';
-import { rateLimitFromField, requiredInstant, signatureSchemesFromField } from './form-values';
+import {
+  orderingFromField,
+  rateLimitFromField,
+  requiredInstant,
+  signatureSchemesFromField,
+} from './form-values';
 
 describe('form values checked before sending', () => {
   it('reads the rate limit', () => {
@@ -34,6 +39,21 @@ describe('form values checked before sending', () => {
       expect((error as ApiFailure).failure.fieldErrors).toEqual({
         signature_schemes: ['choose at least one signature scheme'],
       });
+    }
+  });
+
+  it('takes the chosen delivery order, and refuses anything else, naming the field', () => {
+    expect(orderingFromField('unordered')).toBe('unordered');
+    expect(orderingFromField('fifo')).toBe('fifo');
+    for (const value of ['', 'FIFO', 'lifo', 'toString', '__proto__']) {
+      try {
+        orderingFromField(value);
+        throw new Error(`${value} not refused`);
+      } catch (error) {
+        expect((error as ApiFailure).failure.fieldErrors).toEqual({
+          ordering: ['choose a delivery order'],
+        });
+      }
     }
   });
 

@@ -1,5 +1,5 @@
 import { ApiFailure } from '../api/api-failure';
-import type { SignatureScheme } from '../api/api-types';
+import type { EndpointOrdering, SignatureScheme } from '../api/api-types';
 
 /**
  * Form values the console checks itself before sending, because the browser's inputs cannot say
@@ -37,6 +37,17 @@ export function signatureSchemesFromField(selected: readonly SignatureScheme[]):
     refuse('signature_schemes', 'choose at least one signature scheme');
   }
   return [...selected];
+}
+
+/** Typed by the API's orderings, so that a new one is accepted here as soon as it is there. */
+const ORDERINGS: Record<EndpointOrdering, true> = { unordered: true, fifo: true };
+
+/** The delivery order radio buttons' value, which the DOM gives as a string. */
+export function orderingFromField(value: string): EndpointOrdering {
+  if (!Object.hasOwn(ORDERINGS, value)) {
+    refuse('ordering', 'choose a delivery order');
+  }
+  return value as EndpointOrdering;
 }
 
 /** A datetime field's RFC 3339 value, or a failure naming the field when it is empty or invalid. */

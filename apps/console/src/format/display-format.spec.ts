@@ -6,6 +6,7 @@ import {
   formatDateTime,
   formatHour,
   formatLatency,
+  formatOrdering,
   formatRate,
   formatRateLimit,
   formatSignatureScheme,
@@ -37,6 +38,11 @@ describe('display formats', () => {
   it('names signature schemes as receivers know them', () => {
     expect(formatSignatureScheme('hmac-sha256')).toBe('HMAC-SHA256');
     expect(formatSignatureScheme('ed25519')).toBe('Ed25519');
+  });
+
+  it('words the delivery order', () => {
+    expect(formatOrdering('unordered')).toBe('Any order');
+    expect(formatOrdering('fifo')).toBe('One at a time, in order (FIFO)');
   });
 
   it('cuts long text and words error kinds', () => {

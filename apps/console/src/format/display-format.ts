@@ -1,4 +1,4 @@
-import type { SignatureScheme } from '../api/api-types';
+import type { EndpointOrdering, SignatureScheme } from '../api/api-types';
 
 /**
  * How the console writes numbers, times and states. Pure and locale-independent, so that every
@@ -56,6 +56,11 @@ export function formatRateLimit(perSecond: number | null | undefined): string {
 /** `HMAC-SHA256` or `Ed25519`, as receivers' libraries name them. */
 export function formatSignatureScheme(scheme: SignatureScheme): string {
   return scheme === 'ed25519' ? 'Ed25519' : 'HMAC-SHA256';
+}
+
+/** `Any order`, or `One at a time, in order (FIFO)` (ADR 0045). */
+export function formatOrdering(ordering: EndpointOrdering): string {
+  return ordering === 'fifo' ? 'One at a time, in order (FIFO)' : 'Any order';
 }
 
 /** A (possibly long) text cut to `max` characters with an ellipsis, for table cells. */

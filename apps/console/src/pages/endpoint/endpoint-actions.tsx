@@ -19,7 +19,7 @@ export interface EndpointActionProps {
 
 const ACTIONS = {
   test: { label: 'Send a test event', Panel: SendTestEvent },
-  edit: { label: 'Edit events, rate limit and signatures', Panel: EditEndpoint },
+  edit: { label: 'Edit events, rate limit, signatures and order', Panel: EditEndpoint },
   rotate: { label: 'Rotate the secret', Panel: RotateSecret },
   replay: { label: 'Replay a time range', Panel: ReplayRange },
   recover: { label: 'Recover', Panel: RecoverEndpoint },

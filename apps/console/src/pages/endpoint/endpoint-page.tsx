@@ -7,6 +7,7 @@ import { FailureNotice, Loading, PageHeading, StatusMessage } from '../../compon
 import { useLoad } from '../../components/use-load';
 import {
   formatDateTime,
+  formatOrdering,
   formatRateLimit,
   formatSignatureScheme,
 } from '../../format/display-format';
@@ -56,6 +57,10 @@ function EndpointDetails({ endpoint }: { endpoint: Endpoint }) {
       <div>
         <dt>Signature schemes</dt>
         <dd>{endpoint.signature_schemes.map(formatSignatureScheme).join(', ')}</dd>
+      </div>
+      <div>
+        <dt>Delivery order</dt>
+        <dd>{formatOrdering(endpoint.ordering)}</dd>
       </div>
       <div>
         <dt>Registered</dt>

@@ -4,7 +4,12 @@ import type { Endpoint, EventSubscription, SignatureScheme } from '../../api/api
 import { useConsole } from '../../components/console-context';
 import { EventPicker } from '../../components/event-picker';
 import { FailureNotice, FieldErrors, Loading } from '../../components/feedback';
-import { rateLimitFromField, signatureSchemesFromField } from '../../components/form-values';
+import {
+  orderingFromField,
+  rateLimitFromField,
+  signatureSchemesFromField,
+} from '../../components/form-values';
+import { OrderingField } from '../../components/ordering-field';
 import { RateLimitField } from '../../components/rate-limit-field';
 import { SecretReveal } from '../../components/secret-reveal';
 import { SignatureSchemesField } from '../../components/signature-schemes-field';
@@ -26,6 +31,7 @@ export function RegistrationForm({
   const [rateLimit, setRateLimit] = useState('');
   // The API's default, shown ticked so the choice is visible.
   const [schemes, setSchemes] = useState<SignatureScheme[]>(['hmac-sha256']);
+  const orderingChoice = useState('unordered');
   const [secret, setSecret] = useState(() => generateSigningSecret(crypto));
   const errors = failure?.fieldErrors ?? {};
   const register = (event: Event) => {
@@ -39,6 +45,7 @@ export function RegistrationForm({
             secret,
             rate_limit_per_second: rateLimitFromField(rateLimit),
             signature_schemes: signatureSchemesFromField(schemes),
+            ordering: orderingFromField(orderingChoice[0]),
           },
         }),
       );
@@ -103,6 +110,7 @@ export function RegistrationForm({
         onChange={setSchemes}
         errors={errors.signature_schemes}
       />
+      <OrderingField idPrefix="register" state={orderingChoice} errors={errors.ordering} />
       <button type="submit" class="button-primary" disabled={busy}>
         {busy ? 'Registering…' : 'Register the endpoint'}
       </button>

@@ -4,14 +4,22 @@ import type { EventSubscription, SignatureScheme } from '../../../api/api-types'
 import { useConsole } from '../../../components/console-context';
 import { EventPicker } from '../../../components/event-picker';
 import { FailureNotice, Loading } from '../../../components/feedback';
-import { rateLimitFromField, signatureSchemesFromField } from '../../../components/form-values';
+import {
+  orderingFromField,
+  rateLimitFromField,
+  signatureSchemesFromField,
+} from '../../../components/form-values';
+import { OrderingField } from '../../../components/ordering-field';
 import { RateLimitField } from '../../../components/rate-limit-field';
 import { SignatureSchemesField } from '../../../components/signature-schemes-field';
 import { useAction } from '../../../components/use-action';
 import { useEventCatalogue } from '../../../components/use-event-catalogue';
 import type { EndpointActionProps } from '../endpoint-actions';
 
-/** Changes what the endpoint subscribes to, its rate limit and signature schemes (PATCH; the URL stays). */
+/**
+ * Changes what the endpoint subscribes to, its rate limit, signature schemes and delivery order
+ * (PATCH; the URL stays).
+ */
 export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointActionProps) {
   const { client } = useConsole();
   const catalogue = useEventCatalogue();
@@ -19,6 +27,7 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
   const [events, setEvents] = useState<string[]>(endpoint.events);
   const [rateLimit, setRateLimit] = useState(endpoint.rate_limit_per_second?.toString() ?? '');
   const [schemes, setSchemes] = useState<SignatureScheme[]>(endpoint.signature_schemes);
+  const orderingChoice = useState<string>(endpoint.ordering);
   const save = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -29,6 +38,7 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
             events: events as EventSubscription[],
             rate_limit_per_second: rateLimitFromField(rateLimit),
             signature_schemes: signatureSchemesFromField(schemes),
+            ordering: orderingFromField(orderingChoice[0]),
           },
         }),
       );
@@ -39,7 +49,7 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
   };
   return (
     <form class="card" onSubmit={save} aria-labelledby="edit-heading" noValidate>
-      <h3 id="edit-heading">Edit events, rate limit and signatures</h3>
+      <h3 id="edit-heading">Edit events, rate limit, signatures and order</h3>
       {failure ? <FailureNotice failure={failure} title="Not saved." /> : null}
       {catalogue.state === 'loading' ? <Loading what="the event types" /> : null}
       {catalogue.state === 'failed' ? <FailureNotice failure={catalogue.failure} /> : null}
@@ -63,6 +73,11 @@ export function EditEndpoint({ endpoint, announce, onChanged, close }: EndpointA
         selected={schemes}
         onChange={setSchemes}
         errors={failure?.fieldErrors.signature_schemes}
+      />
+      <OrderingField
+        idPrefix="edit"
+        state={orderingChoice}
+        errors={failure?.fieldErrors.ordering}
       />
       <div class="actions">
         <button type="submit" class="button-primary" disabled={busy}>
