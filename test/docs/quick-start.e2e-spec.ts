@@ -178,9 +178,10 @@ describe('the README quick start, run as written against the real stack', () => 
         ),
       { timeoutMs: 20_000, what: 'the listener to print the delivery' },
     );
-    // Both schemes by default: the HMAC with the listener's secret, Ed25519 with the API's JWKS.
+    // The endpoint's first delivery; both schemes by default: the HMAC with the listener's
+    // secret, Ed25519 with the API's JWKS.
     expect(deliveryLine).toMatch(
-      /alert\.created {2}attempt 1 {2}signature ok \(hmac-sha256, ed25519\) {2}del_/,
+      /alert\.created {2}attempt 1 {2}seq 1 {2}signature ok \(hmac-sha256, ed25519\) {2}del_/,
     );
 
     // The listener prints the delivery when it arrives; the engine records the attempt once the
