@@ -117,6 +117,14 @@ describe('DeliveryRecorder over a fake writer', () => {
     ]);
   });
 
+  it('given an urgent record (a FIFO queue waits on it), when handed in, then it is written without lingering', async () => {
+    const { writer, recorder } = recorderWithFakes({ lingerMs: 60_000 });
+    const receipt = await recorder.record({ ...attemptCommit('del_head'), urgent: true });
+
+    expect(receipt.committed).toBe(true);
+    expect(writer.batches).toEqual([['del_head']]);
+  });
+
   it('given a batch with one raced attempt, when written, then the others commit and the attempt is recorded in the delivery that won', async () => {
     const { writer, metrics, recorder } = recorderWithFakes();
     writer.conflicting.add('del_raced');

@@ -202,6 +202,8 @@ export class AttemptRunner {
       conclusion: concernsEndpoint
         ? { endpointId: identity.endpoint_id, deliveryId: identity.delivery_id, conclusion }
         : undefined,
+      // A FIFO endpoint's queue waits for this record (ADR 0045).
+      urgent: order.before?.ordered === true,
     });
     if (receipt.committed) {
       this.metrics.attempts.inc({

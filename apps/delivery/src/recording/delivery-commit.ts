@@ -14,4 +14,10 @@ export interface DeliveryCommit {
   metadata: Record<string, unknown>;
   payload?: InboundPayload;
   conclusion?: EndpointConclusion;
+  /**
+   * Something waits on this record before it can go on (a FIFO endpoint's queue: its next
+   * delivery is sent only once this one's conclusion is durable), so it does not linger for
+   * company (ADR 0045).
+   */
+  urgent?: boolean;
 }

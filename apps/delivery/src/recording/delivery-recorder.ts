@@ -79,7 +79,7 @@ export class DeliveryRecorder {
   record(commit: DeliveryCommit): Promise<RecordReceipt> {
     return new Promise((resolve, reject) => {
       this.queue.push({ commit, resolve, reject });
-      this.schedule();
+      this.schedule(commit.urgent === true);
     });
   }
 
@@ -108,7 +108,7 @@ export class DeliveryRecorder {
     }
   }
 
-  private schedule(): void {
+  private schedule(urgent = false): void {
     if (!this.health.healthy) {
       // Held records wait for the database; one attempt per interval, not a busy loop.
       this.timer ??= setTimeout(() => {
@@ -117,7 +117,7 @@ export class DeliveryRecorder {
       }, this.options.retryHeldMs);
       return;
     }
-    if (this.queue.length >= this.options.maxBatch) {
+    if (this.queue.length >= this.options.maxBatch || urgent) {
       this.flushSoon(0);
     } else if (!this.timer) {
       this.flushSoon(this.options.lingerMs);

@@ -277,6 +277,8 @@ export class EventHandler {
       event: deferred,
       metadata: { tenant_id: identity.tenant_id },
       payload,
+      // The queue's place is not due until this is durable.
+      urgent: true,
     });
     this.deps.orderedQueues.kick(identity.endpoint_id);
   }
