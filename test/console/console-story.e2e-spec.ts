@@ -70,12 +70,16 @@ describe('the console, the whole story of a developer in a browser', () => {
     );
   }
 
-  /** What the row showing `rowText` holds in the column named `column` of the named table. */
+  /**
+   * What the row showing `rowText` holds in the column named `column` of the named table, once
+   * that row is shown (a page's heading comes before its table has loaded).
+   */
   async function cellOf(table: string, rowText: string, column: string): Promise<string | null> {
     const scope = page.getByRole('table', { name: table });
+    const row = scope.getByRole('row').filter({ hasText: rowText }).first();
+    await row.waitFor({ timeout: 10_000 });
     const columns = await scope.getByRole('columnheader').allTextContents();
     expect(columns).toContain(column);
-    const row = scope.getByRole('row').filter({ hasText: rowText }).first();
     return row.locator('th, td').nth(columns.indexOf(column)).textContent();
   }
 
