@@ -308,8 +308,10 @@ describe('ordered queues in the schedule', () => {
   });
 
   it('claims only the head, and the next once the head has left the schedule', async () => {
+    const waitingBefore = await queue.orderedWaiting();
     const first = await queued('wh_fifo1', true);
     const second = await queued('wh_fifo1', true);
+    expect(await queue.orderedWaiting()).toBe(waitingBefore + 2);
     expect(await headsOf('wh_fifo1')).toEqual([first.deliveryId]);
     // Claimed: nothing else of the queue is free.
     expect(await headsOf('wh_fifo1')).toEqual([]);

@@ -66,6 +66,10 @@ class FakeSchedule implements DeliverySchedule {
   dueBacklog(): Promise<number> {
     return Promise.resolve(this.due.length);
   }
+
+  orderedWaiting(): Promise<number> {
+    return Promise.resolve([...this.orderedQueues.values()].flat().length);
+  }
 }
 
 class FakeDirectory {

@@ -35,6 +35,7 @@ export class DeliveryMetrics {
   readonly commitDuration!: Histogram;
   readonly inFlight!: Gauge;
   readonly dueBacklog!: Gauge;
+  readonly orderedWaiting!: Gauge;
   readonly operationalEventsPublished!: Counter<'type'>;
   readonly operationalOutboxBacklog!: Gauge;
   readonly intakeWait!: Histogram<'intake'>;
@@ -176,6 +177,11 @@ function intakeAndLaneMetrics(metrics: Mutable<DeliveryMetrics>, registers: Regi
   metrics.dueBacklog = new Gauge({
     name: 'svc_delivery_due_backlog',
     help: 'Scheduled attempts whose time has come, not yet claimed (sampled by the scheduler).',
+    registers,
+  });
+  metrics.orderedWaiting = new Gauge({
+    name: 'svc_delivery_ordered_waiting',
+    help: "Deliveries in FIFO endpoints' queues, heads included (sampled by the scheduler, ADR 0045).",
     registers,
   });
   metrics.operationalEventsPublished = new Counter({

@@ -121,6 +121,8 @@ export interface DeliverySchedule {
   postpone(deliveryId: string, delayMs: number): Promise<void>;
   forget(deliveryId: string): Promise<void>;
   dueBacklog(): Promise<number>;
+  /** Deliveries in FIFO endpoints' queues, which wait by design and are not in dueBacklog. */
+  orderedWaiting(): Promise<number>;
 }
 
 /** The queues of FIFO endpoints (ADR 0045), as the intake tells them of a delivery due. */

@@ -55,7 +55,7 @@ export class RetryScheduler implements OrderedQueues {
       directory: Pick<SubscriberLookup, 'endpoint' | 'endpointForTest'>;
       dispatcher: Pick<Dispatcher, 'dispatch'>;
       recorder: RecordStore;
-      metrics: Pick<DeliveryMetrics, 'deliveriesRateLimited' | 'dueBacklog'>;
+      metrics: Pick<DeliveryMetrics, 'deliveriesRateLimited' | 'dueBacklog' | 'orderedWaiting'>;
       health: RecordingGate;
     },
     private readonly options: SchedulerOptions,
@@ -252,5 +252,6 @@ export class RetryScheduler implements OrderedQueues {
     }
     this.lastBacklogSample = Date.now();
     this.deps.metrics.dueBacklog.set(await this.deps.queue.dueBacklog());
+    this.deps.metrics.orderedWaiting.set(await this.deps.queue.orderedWaiting());
   }
 }

@@ -129,6 +129,14 @@ export class DeliveryWorkQueue {
     return Number(row.due);
   }
 
+  /** Deliveries in FIFO endpoints' queues, heads included (by the partial ordered index). */
+  async orderedWaiting(): Promise<number> {
+    const [row]: { waiting: string }[] = await this.dataSource.query(
+      'SELECT count(*) AS waiting FROM delivery_schedule WHERE ordered',
+    );
+    return Number(row.waiting);
+  }
+
   /** DeliveryNumbers.claimForNewEvent: the body stored and each delivery numbered, or the stored body. */
   claimForNewEvent(
     payload: InboundPayload,
