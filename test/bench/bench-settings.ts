@@ -59,6 +59,11 @@ export interface BenchSettings {
     failingShare: number;
     /** DELIVERY_TIMEOUT of both engines; one endpoint answers 2 s after it (it hangs past it). */
     timeoutSeconds: number;
+    /**
+     * The ordering of the failing and hanging endpoints: `fifo` shows that a failing FIFO
+     * endpoint holds only its own queue (issue 32, ADR 0045).
+     */
+    failingOrdering: 'unordered' | 'fifo';
   };
   backlog: {
     /** Deliveries pending a retry, written to PostgreSQL before the measured runs. */
@@ -123,6 +128,22 @@ function positiveIntegers(env: NodeJS.ProcessEnv, name: string, fallback: number
     throw new Error(`${name}="${raw}" must be integers of at least 1, comma-separated`);
   }
   return values;
+}
+
+/** One of `values`, the first by default. */
+function oneOf<Value extends string>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  values: readonly [Value, ...Value[]],
+): Value {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') {
+    return values[0];
+  }
+  if (!values.includes(raw as Value)) {
+    throw new Error(`${name}="${raw}" must be one of ${values.join(', ')}`);
+  }
+  return raw as Value;
 }
 
 function fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -193,6 +214,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
     mixed: {
       failingShare: fraction(env, 'BENCH_MIXED_FAILING_SHARE', 0.1),
       timeoutSeconds: integer(env, 'BENCH_MIXED_TIMEOUT_SECONDS', 10, 1),
+      failingOrdering: oneOf(env, 'BENCH_MIXED_FAILING_ORDERING', ['unordered', 'fifo'] as const),
     },
     backlog: {
       retries: integer(env, 'BENCH_BACKLOG_RETRIES', 100_000, 0),

@@ -14,7 +14,9 @@ const HANG_PAST_TIMEOUT_MS = 2000;
  * the healthy endpoints' publish-to-receipt p99 over the baseline's. The paced rate is
  * BENCH_PACED_LOAD of a burst measured on the baseline first. Order: baseline, then the mixed
  * stack's engine is started and runs its rounds, then it is stopped and the baseline runs again:
- * its failing endpoints' retries would otherwise go on during the baseline's rounds.
+ * its failing endpoints' retries would otherwise go on during the baseline's rounds. With
+ * BENCH_MIXED_FAILING_ORDERING=fifo the failing and hanging endpoints are FIFO endpoints, whose
+ * held queues must not slow the healthy ones either (ADR 0045).
  */
 export async function mixed(kit: ScenarioKit): Promise<ScenarioOutcome> {
   const { settings, log } = kit;
@@ -38,7 +40,14 @@ export async function mixed(kit: ScenarioKit): Promise<ScenarioOutcome> {
   const receiver = await startReceiver(kit, 2 * n, behaviours);
   const engineEnv = { DELIVERY_TIMEOUT: `${settings.mixed.timeoutSeconds}s` };
   const base = await Stack.prepare(kit, 'baseline', receiver, { from: 0, count: n, engineEnv });
-  const mixedStack = await Stack.prepare(kit, 'mixed', receiver, { from: n, count: n, engineEnv });
+  const { failingOrdering } = settings.mixed;
+  const mixedStack = await Stack.prepare(kit, 'mixed', receiver, {
+    from: n,
+    count: n,
+    engineEnv,
+    // Indexes within the stack: the failing ones first, then the hanging one.
+    orderingOf: (index) => (index <= failing ? failingOrdering : undefined),
+  });
 
   await base.startEngines(1);
   const baseContext = base.context(receiver, new BenchEvents(base.tenantId, settings.bodyBytes), n);
@@ -97,11 +106,13 @@ export async function mixed(kit: ScenarioKit): Promise<ScenarioOutcome> {
   return {
     description:
       `paced load to ${n} endpoints of which ${failing} answer 500 and one hangs past the ` +
+      (failingOrdering === 'fifo' ? '(all FIFO) ' : '') +
       `${settings.mixed.timeoutSeconds} s timeout, against the same load to ${n} healthy ones; ` +
       'healthy endpoints’ p99',
     settings: {
       endpoints: n,
       failing,
+      failingOrdering,
       hanging: 1,
       healthy,
       deliveryTimeoutSeconds: settings.mixed.timeoutSeconds,
