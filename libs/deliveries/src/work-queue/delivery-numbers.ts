@@ -10,6 +10,28 @@ export type NewEventClaim =
   | { kind: 'stored'; storedBody: string };
 
 /**
+ * The heart of numbering, shared by both statements: the counters of the endpoints `endpoints`
+ * (an array parameter) that pass `which` are moved on, in endpoint-id order so that two
+ * statements sharing endpoints cannot deadlock, and each new number is claimed for the event.
+ * A counter row is made at an endpoint's first delivery.
+ */
+const COUNT_AND_CLAIM = (
+  q: { tenant: string; event: string; retentionKey: string; endpoints: string },
+  which: string,
+) => `
+  counted AS (
+    INSERT INTO endpoint_sequences AS counter (endpoint_id, last)
+    SELECT endpoint_id, 1 FROM unnest(${q.endpoints}::text[]) AS endpoint_id
+     WHERE ${which} ORDER BY endpoint_id
+        ON CONFLICT (endpoint_id) DO UPDATE SET last = counter.last + 1
+    RETURNING endpoint_id, last
+  ), claimed AS (
+    INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
+    SELECT ${q.tenant}, ${q.event}, endpoint_id, last, ${q.retentionKey}::timestamptz FROM counted
+    RETURNING endpoint_id, sequence
+  )`;
+
+/**
  * An ordered (FIFO) endpoint's delivery takes its place in the endpoint's queue with its number,
  * in the statement that claims the number: not due (`infinity`) until its deferral is recorded,
  * so that a delivery numbered later but recorded sooner never overtakes it (ADR 0045). The
@@ -51,10 +73,9 @@ interface ClaimRow {
 /**
  * A new event: its body is stored and each endpoint's counter moved on, in one statement and one
  * commit, only when no body of the event is stored (and some endpoint subscribes: otherwise the
- * statement only reads). The body's row is the event's lock: a copy in
- * another engine that inserts it at the same time waits for this statement's commit and then
- * inserts nothing, so it never moves a counter (ADR 0045). Counters are taken in endpoint order,
- * so two events sharing endpoints cannot deadlock.
+ * statement only reads). The body's row is the event's lock: a copy in another engine that
+ * inserts it at the same time waits for this statement's commit and then inserts nothing, so it
+ * never moves a counter (ADR 0045).
  */
 const CLAIM_NEW_EVENT = `
   WITH stored AS (
@@ -66,17 +87,10 @@ const CLAIM_NEW_EVENT = `
      WHERE NOT EXISTS (SELECT 1 FROM stored) AND cardinality($7::text[]) > 0
         ON CONFLICT (tenant_id, event_id, retention_key) DO NOTHING
     RETURNING 1
-  ), counted AS (
-    INSERT INTO endpoint_sequences AS counter (endpoint_id, last)
-    SELECT endpoint_id, 1 FROM unnest($7::text[]) AS endpoint_id
-     WHERE EXISTS (SELECT 1 FROM body) ORDER BY endpoint_id
-        ON CONFLICT (endpoint_id) DO UPDATE SET last = counter.last + 1
-    RETURNING endpoint_id, last
-  ), claimed AS (
-    INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
-    SELECT $1, $2, endpoint_id, last, $6::timestamptz FROM counted
-    RETURNING endpoint_id, sequence
-  ), ${PLACE_IN_ORDERED_QUEUES('$1', '$8', '$9')}
+  ), ${COUNT_AND_CLAIM(
+    { tenant: '$1', event: '$2', retentionKey: '$6', endpoints: '$7' },
+    'EXISTS (SELECT 1 FROM body)',
+  )}, ${PLACE_IN_ORDERED_QUEUES('$1', '$8', '$9')}
   SELECT body AS stored_body, NULL AS endpoint_id, NULL AS sequence FROM stored
   UNION ALL
   SELECT NULL, endpoint_id, sequence FROM claimed`;
@@ -91,17 +105,10 @@ const CLAIM_RESUMED_EVENT = `
   WITH existing AS (
     SELECT endpoint_id, sequence FROM delivery_numbers
      WHERE tenant_id = $1 AND event_id = $2 AND retention_key = $3::timestamptz
-  ), counted AS (
-    INSERT INTO endpoint_sequences AS counter (endpoint_id, last)
-    SELECT endpoint_id, 1 FROM unnest($4::text[]) AS endpoint_id
-     WHERE endpoint_id NOT IN (SELECT endpoint_id FROM existing) ORDER BY endpoint_id
-        ON CONFLICT (endpoint_id) DO UPDATE SET last = counter.last + 1
-    RETURNING endpoint_id, last
-  ), claimed AS (
-    INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
-    SELECT $1, $2, endpoint_id, last, $3::timestamptz FROM counted
-    RETURNING endpoint_id, sequence
-  ), ${PLACE_IN_ORDERED_QUEUES('$1', '$5', '$6')}
+  ), ${COUNT_AND_CLAIM(
+    { tenant: '$1', event: '$2', retentionKey: '$3', endpoints: '$4' },
+    'endpoint_id NOT IN (SELECT endpoint_id FROM existing)',
+  )}, ${PLACE_IN_ORDERED_QUEUES('$1', '$5', '$6')}
   SELECT endpoint_id, sequence,
          EXISTS (SELECT 1 FROM delivery_schedule AS place
                   WHERE place.ordered AND place.endpoint_id = existing.endpoint_id
