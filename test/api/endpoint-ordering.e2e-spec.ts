@@ -2,6 +2,7 @@ import { newId } from '@svc/contracts';
 import { appendToStream } from '@svc/event-store';
 import { ENDPOINT_EVENT_TYPES, rebuildEndpointProjection } from '@svc/webhook-endpoints';
 import { http, RunningApi, startApi } from '../support';
+import { endpointRequests } from '../support/endpoint-requests';
 
 const validBody = (overrides: Record<string, unknown> = {}) => ({
   url: 'https://hooks.example.com/ordered',
@@ -24,45 +25,31 @@ describe('the ordering of a webhook endpoint', () => {
   beforeAll(async () => {
     api = await startApi();
     ({ key, tenantId } = await api.newTenantWithKey(['webhooks:manage']));
+    requests = endpointRequests(api, key);
   });
   afterAll(() => api.close());
 
-  const register = (body: unknown) =>
-    http(api.baseUrl, 'POST', '/v1/webhooks', { key, json: body });
-  const update = (id: string, body: unknown) =>
-    http(api.baseUrl, 'PATCH', `/v1/webhooks/${id}`, { key, json: body });
-  const read = (id: string) => http(api.baseUrl, 'GET', `/v1/webhooks/${id}`, { key });
-  const eventsOf = (id: string) =>
-    api.dataSource.query<{ type: string; data: Record<string, unknown> & { changes?: object } }[]>(
-      'SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version',
-      [id],
-    );
-  const rowOf = async (id: string) =>
-    (
-      await api.dataSource.query('SELECT ordering FROM webhook_endpoints WHERE id = $1', [id])
-    )[0] as {
-      ordering: string;
-    };
+  let requests: ReturnType<typeof endpointRequests>;
 
   it('is unordered when the registration does not say, in the answer, the log and the row', async () => {
-    const response = await register(validBody());
+    const response = await requests.register(validBody());
     expect(response.status).toBe(201);
     expect(response.body.ordering).toBe('unordered');
-    expect((await read(response.body.id)).body.ordering).toBe('unordered');
-    const [registered] = await eventsOf(response.body.id);
+    expect((await requests.read(response.body.id)).body.ordering).toBe('unordered');
+    const [registered] = await requests.eventsOf(response.body.id);
     expect(registered.data.ordering).toBe('unordered');
-    expect((await rowOf(response.body.id)).ordering).toBe('unordered');
+    expect(await requests.columnOf<string>(response.body.id, 'ordering')).toBe('unordered');
   });
 
   it.each(['fifo', 'unordered'])(
     'registers %j as given, and shows it in the list',
     async (ordering) => {
-      const response = await register(validBody({ ordering }));
+      const response = await requests.register(validBody({ ordering }));
       expect(response.status).toBe(201);
       expect(response.body.ordering).toBe(ordering);
-      const [registered] = await eventsOf(response.body.id);
+      const [registered] = await requests.eventsOf(response.body.id);
       expect(registered.data.ordering).toBe(ordering);
-      expect((await rowOf(response.body.id)).ordering).toBe(ordering);
+      expect(await requests.columnOf<string>(response.body.id, 'ordering')).toBe(ordering);
       const list = await http(api.baseUrl, 'GET', '/v1/webhooks?limit=100', { key });
       const listed = list.body.data.find((e: { id: string }) => e.id === response.body.id);
       expect(listed.ordering).toBe(ordering);
@@ -70,21 +57,21 @@ describe('the ordering of a webhook endpoint', () => {
   );
 
   it('is changed by a PATCH that names it, and kept by one that does not', async () => {
-    const { body: endpoint } = await register(validBody());
-    const ordered = await update(endpoint.id, { ordering: 'fifo' });
+    const { body: endpoint } = await requests.register(validBody());
+    const ordered = await requests.update(endpoint.id, { ordering: 'fifo' });
     expect(ordered.status).toBe(200);
     expect(ordered.body.ordering).toBe('fifo');
 
-    const otherChange = await update(endpoint.id, { events: ['incident.*'] });
+    const otherChange = await requests.update(endpoint.id, { events: ['incident.*'] });
     expect(otherChange.status).toBe(200);
     expect(otherChange.body.ordering).toBe('fifo');
 
-    const unordered = await update(endpoint.id, { ordering: 'unordered' });
+    const unordered = await requests.update(endpoint.id, { ordering: 'unordered' });
     expect(unordered.body.ordering).toBe('unordered');
-    expect((await read(endpoint.id)).body.ordering).toBe('unordered');
-    expect((await rowOf(endpoint.id)).ordering).toBe('unordered');
+    expect((await requests.read(endpoint.id)).body.ordering).toBe('unordered');
+    expect(await requests.columnOf<string>(endpoint.id, 'ordering')).toBe('unordered');
 
-    const updates = (await eventsOf(endpoint.id)).filter(
+    const updates = (await requests.eventsOf(endpoint.id)).filter(
       (event) => event.type === 'webhook_endpoint.updated',
     );
     expect(updates.map((event) => event.data.changes)).toEqual([
@@ -95,10 +82,10 @@ describe('the ordering of a webhook endpoint', () => {
   });
 
   it('is enough on its own for a PATCH, and is among the fields an empty one is asked for', async () => {
-    const { body: endpoint } = await register(validBody());
-    const response = await update(endpoint.id, { ordering: 'fifo' });
+    const { body: endpoint } = await requests.register(validBody());
+    const response = await requests.update(endpoint.id, { ordering: 'fifo' });
     expect(response.status).toBe(200);
-    const empty = await update(endpoint.id, {});
+    const empty = await requests.update(endpoint.id, {});
     expect(empty.status).toBe(400);
     expect(empty.body.errors).toEqual([
       { field: '(body)', detail: expect.stringMatching(/signature_schemes, ordering$/) },
@@ -106,7 +93,7 @@ describe('the ordering of a webhook endpoint', () => {
   });
 
   it('is shown by the rotation and recovery answers too', async () => {
-    const { body: endpoint } = await register(validBody({ ordering: 'fifo' }));
+    const { body: endpoint } = await requests.register(validBody({ ordering: 'fifo' }));
     const rotated = await http(api.baseUrl, 'POST', `/v1/webhooks/${endpoint.id}/secret/rotate`, {
       key,
       json: {},
@@ -129,24 +116,24 @@ describe('the ordering of a webhook endpoint', () => {
     ['a list', ['fifo'], /must be a string/],
     ['null', null, /null/],
   ])('refuses %s with a 400 naming ordering', async (_, value, detail) => {
-    const refused = await register(validBody({ ordering: value }));
+    const refused = await requests.register(validBody({ ordering: value }));
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(refused.body.errors).toEqual([
       { field: 'ordering', detail: expect.stringMatching(detail) },
     ]);
 
-    const { body: endpoint } = await register(validBody({ ordering: 'fifo' }));
-    const patched = await update(endpoint.id, { ordering: value });
+    const { body: endpoint } = await requests.register(validBody({ ordering: 'fifo' }));
+    const patched = await requests.update(endpoint.id, { ordering: value });
     expect(patched.status).toBe(400);
     expect(patched.body.errors).toEqual([
       { field: 'ordering', detail: expect.stringMatching(detail) },
     ]);
-    expect((await read(endpoint.id)).body.ordering).toBe('fifo');
+    expect((await requests.read(endpoint.id)).body.ordering).toBe('fifo');
   });
 
   it('refuses an unknown value beside other problems, naming each field', async () => {
-    const refused = await register(validBody({ ordering: 'lifo', signature_schemes: [] }));
+    const refused = await requests.register(validBody({ ordering: 'lifo', signature_schemes: [] }));
     expect(refused.status).toBe(400);
     expect(refused.body.errors.map((error: { field: string }) => error.field).sort()).toEqual([
       'ordering',
@@ -155,9 +142,9 @@ describe('the ordering of a webhook endpoint', () => {
   });
 
   it('survives a rebuild of the projection from the log', async () => {
-    const { body: chosen } = await register(validBody({ ordering: 'fifo' }));
-    const { body: changed } = await register(validBody());
-    await update(changed.id, { ordering: 'fifo' });
+    const { body: chosen } = await requests.register(validBody({ ordering: 'fifo' }));
+    const { body: changed } = await requests.register(validBody());
+    await requests.update(changed.id, { ordering: 'fifo' });
     // A registration recorded before ADR 0045 has no field (the log is append-only, so it is
     // appended as it was then): it folds to unordered.
     const older = { id: newId('wh') };
@@ -183,14 +170,14 @@ describe('the ordering of a webhook endpoint', () => {
 
     await api.dataSource.transaction((manager) => rebuildEndpointProjection(manager));
 
-    expect((await read(chosen.id)).body.ordering).toBe('fifo');
-    expect((await read(changed.id)).body.ordering).toBe('fifo');
-    expect((await read(older.id)).body.ordering).toBe('unordered');
-    expect((await rowOf(older.id)).ordering).toBe('unordered');
+    expect((await requests.read(chosen.id)).body.ordering).toBe('fifo');
+    expect((await requests.read(changed.id)).body.ordering).toBe('fifo');
+    expect((await requests.read(older.id)).body.ordering).toBe('unordered');
+    expect(await requests.columnOf<string>(older.id, 'ordering')).toBe('unordered');
   });
 
   it('is kept to the known values by the table itself', async () => {
-    const { body: endpoint } = await register(validBody());
+    const { body: endpoint } = await requests.register(validBody());
     await expect(
       api.dataSource.query("UPDATE webhook_endpoints SET ordering = 'lifo' WHERE id = $1", [
         endpoint.id,

@@ -2,6 +2,7 @@ import { newId } from '@svc/contracts';
 import { appendToStream } from '@svc/event-store';
 import { ENDPOINT_EVENT_TYPES, rebuildEndpointProjection } from '@svc/webhook-endpoints';
 import { http, RunningApi, startApi } from '../support';
+import { endpointRequests } from '../support/endpoint-requests';
 
 const validBody = (overrides: Record<string, unknown> = {}) => ({
   url: 'https://hooks.example.com/signed',
@@ -23,45 +24,35 @@ describe('the signature schemes of a webhook endpoint', () => {
   beforeAll(async () => {
     api = await startApi();
     ({ key, tenantId } = await api.newTenantWithKey(['webhooks:manage']));
+    requests = endpointRequests(api, key);
   });
   afterAll(() => api.close());
 
-  const register = (body: unknown) =>
-    http(api.baseUrl, 'POST', '/v1/webhooks', { key, json: body });
-  const update = (id: string, body: unknown) =>
-    http(api.baseUrl, 'PATCH', `/v1/webhooks/${id}`, { key, json: body });
-  const read = (id: string) => http(api.baseUrl, 'GET', `/v1/webhooks/${id}`, { key });
-  const eventsOf = (id: string) =>
-    api.dataSource.query<{ type: string; data: Record<string, unknown> & { changes?: object } }[]>(
-      'SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version',
-      [id],
-    );
-  const rowOf = async (id: string) =>
-    (
-      await api.dataSource.query('SELECT signature_schemes FROM webhook_endpoints WHERE id = $1', [
-        id,
-      ])
-    )[0] as { signature_schemes: string[] };
+  let requests: ReturnType<typeof endpointRequests>;
 
   it('is HMAC only when the registration does not say, in the answer, the log and the row', async () => {
-    const response = await register(validBody());
+    const response = await requests.register(validBody());
     expect(response.status).toBe(201);
     expect(response.body.signature_schemes).toEqual(['hmac-sha256']);
-    expect((await read(response.body.id)).body.signature_schemes).toEqual(['hmac-sha256']);
-    const [registered] = await eventsOf(response.body.id);
+    expect((await requests.read(response.body.id)).body.signature_schemes).toEqual(['hmac-sha256']);
+    const [registered] = await requests.eventsOf(response.body.id);
     expect(registered.data.signature_schemes).toEqual(['hmac-sha256']);
-    expect((await rowOf(response.body.id)).signature_schemes).toEqual(['hmac-sha256']);
+    expect(await requests.columnOf<string[]>(response.body.id, 'signature_schemes')).toEqual([
+      'hmac-sha256',
+    ]);
   });
 
   it.each([[['hmac-sha256', 'ed25519']], [['ed25519', 'hmac-sha256']], [['ed25519']]])(
     'registers %j as given, and shows it in the list',
     async (schemes) => {
-      const response = await register(validBody({ signature_schemes: schemes }));
+      const response = await requests.register(validBody({ signature_schemes: schemes }));
       expect(response.status).toBe(201);
       expect(response.body.signature_schemes).toEqual(schemes);
-      const [registered] = await eventsOf(response.body.id);
+      const [registered] = await requests.eventsOf(response.body.id);
       expect(registered.data.signature_schemes).toEqual(schemes);
-      expect((await rowOf(response.body.id)).signature_schemes).toEqual(schemes);
+      expect(await requests.columnOf<string[]>(response.body.id, 'signature_schemes')).toEqual(
+        schemes,
+      );
       const list = await http(api.baseUrl, 'GET', '/v1/webhooks?limit=100', { key });
       const listed = list.body.data.find((e: { id: string }) => e.id === response.body.id);
       expect(listed.signature_schemes).toEqual(schemes);
@@ -69,21 +60,25 @@ describe('the signature schemes of a webhook endpoint', () => {
   );
 
   it('is changed by a PATCH that names it, and kept by one that does not', async () => {
-    const { body: endpoint } = await register(validBody());
-    const migrating = await update(endpoint.id, { signature_schemes: ['hmac-sha256', 'ed25519'] });
+    const { body: endpoint } = await requests.register(validBody());
+    const migrating = await requests.update(endpoint.id, {
+      signature_schemes: ['hmac-sha256', 'ed25519'],
+    });
     expect(migrating.status).toBe(200);
     expect(migrating.body.signature_schemes).toEqual(['hmac-sha256', 'ed25519']);
 
-    const otherChange = await update(endpoint.id, { events: ['incident.*'] });
+    const otherChange = await requests.update(endpoint.id, { events: ['incident.*'] });
     expect(otherChange.status).toBe(200);
     expect(otherChange.body.signature_schemes).toEqual(['hmac-sha256', 'ed25519']);
 
-    const migrated = await update(endpoint.id, { signature_schemes: ['ed25519'] });
+    const migrated = await requests.update(endpoint.id, { signature_schemes: ['ed25519'] });
     expect(migrated.body.signature_schemes).toEqual(['ed25519']);
-    expect((await read(endpoint.id)).body.signature_schemes).toEqual(['ed25519']);
-    expect((await rowOf(endpoint.id)).signature_schemes).toEqual(['ed25519']);
+    expect((await requests.read(endpoint.id)).body.signature_schemes).toEqual(['ed25519']);
+    expect(await requests.columnOf<string[]>(endpoint.id, 'signature_schemes')).toEqual([
+      'ed25519',
+    ]);
 
-    const updates = (await eventsOf(endpoint.id)).filter(
+    const updates = (await requests.eventsOf(endpoint.id)).filter(
       (event) => event.type === 'webhook_endpoint.updated',
     );
     expect(updates.map((event) => event.data.changes)).toEqual([
@@ -94,7 +89,9 @@ describe('the signature schemes of a webhook endpoint', () => {
   });
 
   it('is shown by the rotation and recovery answers too', async () => {
-    const { body: endpoint } = await register(validBody({ signature_schemes: ['ed25519'] }));
+    const { body: endpoint } = await requests.register(
+      validBody({ signature_schemes: ['ed25519'] }),
+    );
     const rotated = await http(api.baseUrl, 'POST', `/v1/webhooks/${endpoint.id}/secret/rotate`, {
       key,
       json: {},
@@ -117,26 +114,28 @@ describe('the signature schemes of a webhook endpoint', () => {
     ['an array of numbers', [1], /strings/],
     ['null', null, /null/],
   ])('refuses %s with a 400 naming signature_schemes', async (_, value, detail) => {
-    const refused = await register(validBody({ signature_schemes: value }));
+    const refused = await requests.register(validBody({ signature_schemes: value }));
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(refused.body.errors).toEqual([
       { field: 'signature_schemes', detail: expect.stringMatching(detail) },
     ]);
 
-    const { body: endpoint } = await register(validBody({ signature_schemes: ['ed25519'] }));
-    const patched = await update(endpoint.id, { signature_schemes: value });
+    const { body: endpoint } = await requests.register(
+      validBody({ signature_schemes: ['ed25519'] }),
+    );
+    const patched = await requests.update(endpoint.id, { signature_schemes: value });
     expect(patched.status).toBe(400);
     expect(patched.body.errors).toEqual([
       { field: 'signature_schemes', detail: expect.stringMatching(detail) },
     ]);
-    expect((await read(endpoint.id)).body.signature_schemes).toEqual(['ed25519']);
+    expect((await requests.read(endpoint.id)).body.signature_schemes).toEqual(['ed25519']);
   });
 
   it('survives a rebuild of the projection from the log', async () => {
-    const { body: chosen } = await register(validBody({ signature_schemes: ['ed25519'] }));
-    const { body: changed } = await register(validBody());
-    await update(changed.id, { signature_schemes: ['ed25519', 'hmac-sha256'] });
+    const { body: chosen } = await requests.register(validBody({ signature_schemes: ['ed25519'] }));
+    const { body: changed } = await requests.register(validBody());
+    await requests.update(changed.id, { signature_schemes: ['ed25519', 'hmac-sha256'] });
     // A registration recorded before ADR 0044 has no field (the log is append-only, so it is
     // appended as it was then): it folds to HMAC only.
     const older = { id: newId('wh') };
@@ -161,9 +160,12 @@ describe('the signature schemes of a webhook endpoint', () => {
 
     await api.dataSource.transaction((manager) => rebuildEndpointProjection(manager));
 
-    expect((await read(chosen.id)).body.signature_schemes).toEqual(['ed25519']);
-    expect((await read(changed.id)).body.signature_schemes).toEqual(['ed25519', 'hmac-sha256']);
-    expect((await read(older.id)).body.signature_schemes).toEqual(['hmac-sha256']);
+    expect((await requests.read(chosen.id)).body.signature_schemes).toEqual(['ed25519']);
+    expect((await requests.read(changed.id)).body.signature_schemes).toEqual([
+      'ed25519',
+      'hmac-sha256',
+    ]);
+    expect((await requests.read(older.id)).body.signature_schemes).toEqual(['hmac-sha256']);
   });
 
   it('is documented in the OpenAPI document: an optional enum list with its default, always answered', async () => {
