@@ -58,6 +58,12 @@ export class EngineLife {
   peakRssMiB = NaN;
   /** Local ports of its connections to the receivers when it was killed. */
   portsAtKill = new Set<number>();
+  /**
+   * Local ports of its connections to the receivers, read at each sample and at its end: which
+   * engine sent a POST, for a person reading a finding (a connection opened and closed between
+   * two samples is not seen).
+   */
+  readonly portsSeen = new Set<number>();
   private sampler: NodeJS.Timeout | undefined;
 
   constructor(
@@ -85,6 +91,9 @@ export class EngineLife {
       return;
     }
     try {
+      connectionPortsOf(this.process.pid, this.receiverPorts()).forEach((port) =>
+        this.portsSeen.add(port),
+      );
       const { rssMiB, peakRssMiB } = memoryOf(this.process.pid);
       this.rss.push({ at: Date.now(), rssMiB });
       this.peakRssMiB = peakRssMiB;
@@ -115,6 +124,7 @@ export class EngineLife {
     this.sample();
     if (this.process.running) {
       this.portsAtKill = connectionPortsOf(this.process.pid, this.receiverPorts());
+      this.portsAtKill.forEach((port) => this.portsSeen.add(port));
     }
     this.endedAt = Date.now();
     this.ending = 'killed';
@@ -308,13 +318,25 @@ export class FaultStack {
             authorization: `Bearer ${this.keys.get(plan.tenant)}`,
             'content-type': 'application/json',
           },
-          body: JSON.stringify({ url: receiver.url, events: plan.events, secret }),
+          body: JSON.stringify({
+            url: receiver.url,
+            events: plan.events,
+            secret,
+            ...(plan.ordering === undefined ? {} : { ordering: plan.ordering }),
+          }),
         });
         const text = await response.text();
         if (response.status !== 201) {
           throw new Error(`registering ${plan.name} failed: ${response.status} ${text}`);
         }
-        this.endpointIds.set(plan.name, (JSON.parse(text) as { id: string }).id);
+        const registered = JSON.parse(text) as { id: string; ordering?: string };
+        // A FIFO endpoint registered as unordered would pass the ledger's FIFO check by luck.
+        if (registered.ordering !== (plan.ordering ?? 'unordered')) {
+          throw new Error(
+            `registering ${plan.name}: ordering ${String(registered.ordering)} in the answer, not ${plan.ordering ?? 'unordered'}`,
+          );
+        }
+        this.endpointIds.set(plan.name, registered.id);
       }
     } finally {
       // The API has done its part (the scenario's CPU goes to the engines); it stops meanwhile.

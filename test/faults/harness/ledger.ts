@@ -10,6 +10,7 @@ import { applyEndpointEvent, ENDPOINT_EVENT_TYPES, EndpointEvent } from '@svc/we
 import type { Pool } from 'pg';
 import type { PublishedEvent } from './event-load';
 import type { EngineLife } from './fault-stack';
+import { FifoFigures, fifoSummary, judgeFifoOrder } from './fifo-ledger';
 import type { ReceivedPost } from './recording-receiver';
 import {
   alternatingKinds,
@@ -57,6 +58,8 @@ export interface LedgerInput {
   published: PublishedEvent[];
   /** Endpoint name → endpoint id. */
   endpointIds: ReadonlyMap<string, string>;
+  /** The endpoints (by name) registered with `ordering: "fifo"`. */
+  fifoEndpoints: ReadonlySet<string>;
   posts: ReceivedPost[];
   engines: EngineLife[];
   faults: FaultMark[];
@@ -117,6 +120,13 @@ export interface LedgerFigures {
   recovery: Recovery[];
   /** Per-endpoint sequence numbers (ADR 0045): each endpoint's n and highest numbers, findings. */
   sequences: SequenceFigures;
+  /** FIFO endpoints (ADR 0045): their order and one-at-a-time, findings and what a crash excused. */
+  fifo: FifoFigures & {
+    /** The kills' crash windows, to read the findings against. */
+    crashWindows: { engine: string; from: string; killedAt: string; ports: number[] }[];
+    /** The first findings of each kind in turn (the check's detail shows five). */
+    firstFindings: unknown[];
+  };
 }
 
 export interface LedgerResult {
@@ -169,6 +179,10 @@ function check(name: string, failures: unknown[], summary: string, failingKinds?
   };
 }
 
+/** A timestamptz as pg reads it: a Date, or Infinity for `infinity` (a FIFO place not yet recorded). */
+const timeOf = (value: unknown): number =>
+  value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
+
 /** bigint columns come from pg as strings; the folds and the receivers have numbers. */
 const sequenceAsNumber = (row: Record<string, unknown>): Record<string, unknown> =>
   row.sequence === null || row.sequence === undefined
@@ -216,6 +230,26 @@ function differences(state: object, row: Record<string, unknown>): string[] {
       ? []
       : [`${column}: fold ${String(comparable(value))} row ${String(comparable(row[column]))}`];
   });
+}
+
+/**
+ * The FIFO check: its findings as `check` shows failures, followed by the kills' crash windows
+ * (the findings' times and ports are to be read against them).
+ */
+function fifoCheck(
+  findings: unknown[],
+  figures: FifoFigures,
+  crashWindows: LedgerFigures['fifo']['crashWindows'],
+): Check {
+  const judged = check(
+    'FIFO endpoints: one POST at a time, first accepted in sequence order (crash windows apart)',
+    findings,
+    fifoSummary(figures),
+    countsOfKinds(figures.findings),
+  );
+  return judged.ok
+    ? judged
+    : { ...judged, detail: `${judged.detail}; crash windows: ${JSON.stringify(crashWindows)}` };
 }
 
 export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
@@ -413,19 +447,23 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
   }
 
   // --- nothing stuck once settled: no pending delivery past its time (or without one), no
-  // schedule row past due, no message left in the consumer.
+  // schedule row past due, no FIFO place whose delivery was never recorded (due at infinity, it
+  // holds its queue for good once the engines have stopped), no message left in the consumer.
   const stuckBefore = input.settledAt - STUCK_GRACE_MS;
   const stuck = [
     ...deliveryRows
       .filter(
         (row) =>
           row.status === 'pending' &&
-          (row.next_attempt_at === null || (row.next_attempt_at as Date).getTime() < stuckBefore),
+          (row.next_attempt_at === null || timeOf(row.next_attempt_at) < stuckBefore),
       )
       .map((row) => ({ delivery: row.id, next: row.next_attempt_at })),
     ...scheduleRows
-      .filter((row) => (row.due_at as Date).getTime() < stuckBefore)
-      .map((row) => ({ scheduled: row.delivery_id, due: row.due_at })),
+      .filter((row) => timeOf(row.due_at) < stuckBefore || timeOf(row.due_at) === Infinity)
+      .map((row) => ({
+        scheduled: row.delivery_id,
+        due: row.due_at === Infinity ? 'infinity (a FIFO place never recorded)' : row.due_at,
+      })),
     ...(input.consumer === null
       ? [{ consumer: 'unreadable' }]
       : input.consumer.pending + input.consumer.ackPending > 0
@@ -582,6 +620,59 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
     counters: new Map(counterRows.map((row) => [endpointName(row.endpoint_id), Number(row.last)])),
   });
 
+  // --- FIFO endpoints (ADR 0045): at the receiver, in arrival order, one POST at a time and
+  // first acceptances in sequence order; a kill -9's crash window excuses what it explains.
+  /** The engines whose connections to the receivers used the POST's port, as far as seen. */
+  const senderOf = (post: ReceivedPost) => {
+    const senders = input.engines.filter(
+      (life) =>
+        life.portsSeen.has(post.senderPort) &&
+        life.startedAt <= post.receivedAt &&
+        (life.endedAt ?? Infinity) + LATE_READ_MS >= post.receivedAt,
+    );
+    return senders.length > 0
+      ? senders.map((life) => life.name).join(' or ')
+      : `not seen (running: ${enginesAt(post.receivedAt).join(', ')})`;
+  };
+  const endpointRowByName = new Map(
+    endpointRows.map((row) => [endpointName(String(row.id)), row] as const),
+  );
+  const fifo = judgeFifoOrder({
+    endpoints: new Map(
+      [...input.fifoEndpoints].map((name) => [
+        name,
+        {
+          ordering: (endpointRowByName.get(name)?.ordering as string | undefined) ?? null,
+          givenUp: new Set(
+            deliveryRows
+              .filter(
+                (row) =>
+                  endpointName(String(row.endpoint_id)) === name &&
+                  (row.status === 'abandoned' || row.status === 'cancelled') &&
+                  row.sequence !== null,
+              )
+              .map((row) => row.sequence as number),
+          ),
+        },
+      ]),
+    ),
+    posts: posts
+      .filter((post) => input.fifoEndpoints.has(post.endpoint))
+      .map((post) => ({
+        ...post,
+        cutOffByKill: !matchOf.has(post) && crashFor(post) !== undefined,
+        sender: senderOf(post),
+      })),
+  });
+  const iso = (at: number) => new Date(at).toISOString();
+  const crashWindows = kills.map((life) => ({
+    engine: life.name,
+    from: iso(Math.max(life.startedAt, life.endedAt! - input.crashWindowMs)),
+    killedAt: iso(life.endedAt!),
+    ports: [...life.portsAtKill],
+  }));
+  const fifoFindings = alternatingKinds(fifo.findings);
+
   // --- metrics: each engine scraped once settled, against the attempts recorded in its life.
   const metrics = input.engines
     .filter((life) => life.counters !== null)
@@ -701,6 +792,7 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
     deadLetters: input.deadLetters,
     recovery,
     sequences: sequences.figures,
+    fifo: { ...fifo.figures, crashWindows, firstFindings: fifoFindings.slice(0, 20) },
   };
 
   /** `acme-alerts 1..120, …`: each endpoint's numbers, as far as one side goes. */
@@ -784,6 +876,7 @@ export async function runLedger(input: LedgerInput): Promise<LedgerResult> {
       `deliveries numbered ${sequenceSummary((e) => e.highestLogged)}, each as its receiver saw it; every claim its delivery's, every counter at n`,
       countsOfKinds(sequences.figures.log),
     ),
+    fifoCheck(fifoFindings, fifo.figures, crashWindows),
     check('no delivery stuck', stuck, 'nothing pending or scheduled, consumer empty'),
     check(
       'projections equal a fold of the log',

@@ -75,6 +75,20 @@ const total = (counts: Record<string, number>) =>
 const sequenceFindings = (sequences: LedgerFigures['sequences'] | undefined) =>
   sequences ? `${total(sequences.receivers)} / ${total(sequences.log)}` : '-';
 
+/**
+ * FIFO findings, then what a crash window excused (in flight together, re-sent after a later
+ * number); results written before the ledger judged FIFO endpoints have none.
+ */
+const fifoFindings = (fifo: LedgerFigures['fifo'] | undefined) => {
+  if (!fifo) {
+    return '-';
+  }
+  const endpoints = Object.values(fifo.endpoints);
+  const excused = (pick: (e: (typeof endpoints)[number]) => number) =>
+    endpoints.reduce((sum, e) => sum + pick(e), 0);
+  return `${total(fifo.findings)} (${excused((e) => e.inFlightTogetherInCrashWindow)} / ${excused((e) => e.resentAfterLaterInCrashWindow)})`;
+};
+
 /** The run's summary: one line per scenario, in a Markdown table (as docs/testing.md shows it). */
 export function summaryTable(results: ScenarioResult[]): string {
   const header = [
@@ -87,6 +101,7 @@ export function summaryTable(results: ScenarioResult[]): string {
     'unrecorded POSTs (crash window / outside)',
     'stuck',
     'sequence findings (receivers / log)',
+    'FIFO findings (crash window: together / re-sent)',
     'recovery: first / all delivered (s)',
     'checks',
     'time (s)',
@@ -115,6 +130,7 @@ export function summaryTable(results: ScenarioResult[]): string {
       `${f.unrecordedPosts.inCrashWindow} / ${f.unrecordedPosts.outsideCrashWindow}`,
       String(f.stuck),
       sequenceFindings(f.sequences),
+      fifoFindings(f.fifo),
       recovery,
       failed === 0
         ? `${result.checks.length} passed`

@@ -3,6 +3,7 @@ import { DEFAULT_ENGINE_ENV, EngineLife, FaultStack } from './fault-stack';
 import { Check, FaultMark, LedgerFigures, runLedger } from './ledger';
 import { commit, machine, RUN_VARIABLE, ScenarioResult, writeResult } from './results';
 import { APPS_ROOT, FAULT_SETTINGS, REPO_ROOT } from './settings';
+import { FIFO_ENDPOINTS } from './topology';
 
 export interface ScenarioContext {
   stack: FaultStack;
@@ -42,7 +43,10 @@ const progress = (scenario: string, started: number, message: string) =>
 /**
  * Waits until the scenario has settled: every pair accepted by its receiver, no POST still being
  * answered, nothing pending in PostgreSQL, nothing left in the consumer. Returns false when it
- * did not within the settle timeout (the ledger then says what is missing).
+ * did not within the settle timeout (the ledger then says what is missing). A FIFO endpoint's
+ * queue is drained then too: each of its deliveries takes its place in `delivery_schedule` when
+ * it is numbered (due at infinity until recorded) and leaves it only once it has succeeded or
+ * been given up (ADR 0045), so no schedule row means no FIFO delivery waiting.
  */
 async function settle(stack: FaultStack, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -154,6 +158,7 @@ export async function runScenario(definition: ScenarioDefinition): Promise<Scena
     const ledger = await runLedger({
       published: stack.load.published,
       endpointIds: stack.endpointIds,
+      fifoEndpoints: FIFO_ENDPOINTS,
       posts: [...stack.receivers.values()].flatMap((receiver) => receiver.posts),
       engines: stack.engines,
       faults,

@@ -4,7 +4,8 @@ import type { EventType } from '@svc/contracts';
  * The tenants, endpoints and event types every scenario uses. Subscriptions differ (a family, two
  * exact types, everything, none of what is published), so which endpoints an event must reach is
  * worked out here from the subscriptions, independently of the engine's own matching, and an
- * event type nobody subscribes to checks that nothing is sent for it.
+ * event type nobody subscribes to checks that nothing is sent for it. One endpoint is FIFO
+ * (ADR 0045), so that every fault is also tried on a queue sent one delivery at a time.
  */
 export const TENANTS = ['acme', 'globex'] as const;
 export type TenantName = (typeof TENANTS)[number];
@@ -14,6 +15,8 @@ export interface EndpointPlan {
   name: string;
   tenant: TenantName;
   events: string[];
+  /** `ordering` at registration (`POST /v1/webhooks`); unordered when absent, the API's default. */
+  ordering?: 'fifo';
 }
 
 export const ENDPOINTS: readonly EndpointPlan[] = [
@@ -26,7 +29,15 @@ export const ENDPOINTS: readonly EndpointPlan[] = [
     events: ['alert.*', 'incident.*', 'compliance.*'],
   },
   { name: 'globex-compliance', tenant: 'globex', events: ['compliance.*'] },
+  // Every type acme's other endpoints take (4 events in 10, so a long queue under 30 events/s),
+  // never compliance.*: that type still reaches no endpoint of acme.
+  { name: 'acme-fifo', tenant: 'acme', events: ['alert.*', 'incident.*'], ordering: 'fifo' },
 ];
+
+/** The names of the endpoints registered with `ordering: "fifo"`. */
+export const FIFO_ENDPOINTS: ReadonlySet<string> = new Set(
+  ENDPOINTS.filter((endpoint) => endpoint.ordering === 'fifo').map((endpoint) => endpoint.name),
+);
 
 /** Published in turn for each tenant; `compliance.check_failed` reaches no endpoint of acme. */
 export const PUBLISHED_TYPES: readonly EventType[] = [
