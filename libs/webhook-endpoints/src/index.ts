@@ -6,3 +6,4 @@ export * from './projection/webhook-endpoint.entity';
 export * from './rules/endpoint-fields';
 export * from './rules/endpoint-url';
 export * from './rules/rule-violation';
+export * from './filters';
