@@ -1,5 +1,6 @@
 export * from './api-keys/api-key-format';
 export * from './api-keys/api-key.entity';
+export * from './api-keys/api-key-events';
 export * from './api-keys/api-keys.service';
 export * from './principal';
 export * from './access-tokens/access-token-verifier';
