@@ -88,7 +88,7 @@ describe('the ordering of a webhook endpoint', () => {
     const empty = await requests.update(endpoint.id, {});
     expect(empty.status).toBe(400);
     expect(empty.body.errors).toEqual([
-      { field: '(body)', detail: expect.stringMatching(/signature_schemes, ordering$/) },
+      { field: '(body)', detail: expect.stringMatching(/signature_schemes, ordering, filter$/) },
     ]);
   });
 

@@ -54,11 +54,12 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       '#/components/schemas/WebhookEndpointResponse',
     );
     const endpointSchema = document.components.schemas.WebhookEndpointResponse;
-    // The spec's five fields, ADR 0044's signature_schemes and ADR 0045's ordering are always
-    // there; the extensions of issue 13 only when they apply.
+    // The spec's five fields, ADR 0044's signature_schemes, ADR 0045's ordering and ADR 0046's
+    // filter (null when none) are always there; the extensions of issue 13 only when they apply.
     expect([...endpointSchema.required].sort()).toEqual([
       'created_at',
       'events',
+      'filter',
       'id',
       'ordering',
       'signature_schemes',
@@ -68,6 +69,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(Object.keys(endpointSchema.properties).sort()).toEqual([
       'created_at',
       'events',
+      'filter',
       'id',
       'ordering',
       'previous_secret_expires_at',

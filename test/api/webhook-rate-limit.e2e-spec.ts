@@ -44,13 +44,14 @@ describe('the rate limit of a webhook endpoint', () => {
     expect(row.rate_limit_per_second).toBe(5);
   });
 
-  it('is left out of the answer when there is none, so the resource stays that of spec 4.1 (with ADR 0044 signature_schemes and ADR 0045 ordering)', async () => {
+  it('is left out of the answer when there is none, so the resource stays that of spec 4.1 (with ADR 0044 signature_schemes, ADR 0045 ordering and ADR 0046 filter)', async () => {
     for (const body of [validBody(), validBody({ rate_limit_per_second: null })]) {
       const response = await register(body);
       expect(response.status).toBe(201);
       expect(Object.keys(response.body).sort()).toEqual([
         'created_at',
         'events',
+        'filter',
         'id',
         'ordering',
         'signature_schemes',

@@ -24,7 +24,7 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
     http(api.baseUrl, 'POST', '/v1/webhooks', { key: as, json: body });
 
   describe('POST /v1/webhooks', () => {
-    it('answers 201 with a Location and exactly id, url, events, status, created_at, signature_schemes and ordering', async () => {
+    it('answers 201 with a Location and exactly id, url, events, status, created_at, signature_schemes, ordering and filter', async () => {
       const before = Date.now();
       const response = await register(validBody());
       expect(response.status).toBe(201);
@@ -32,6 +32,7 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
       expect(Object.keys(response.body).sort()).toEqual([
         'created_at',
         'events',
+        'filter',
         'id',
         'ordering',
         'signature_schemes',
@@ -46,6 +47,7 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         signature_schemes: ['hmac-sha256'],
         ordering: 'unordered',
+        filter: null,
       });
       expect(Date.parse(response.body.created_at)).toBeGreaterThanOrEqual(before - 1000);
       expect(response.headers.get('location')).toBe(`/v1/webhooks/${response.body.id}`);

@@ -59,6 +59,15 @@ describe('decideRegister', () => {
     expect(event.data.ordering).toBe('fifo');
   });
 
+  it('given a filter, when registered, then the event records it; given none or null, nothing', () => {
+    const filter = { data: { severity: { $in: ['high', 'critical'] } } };
+    expect(decideRegister({ ...command, filter }, null, now)[0].data.filter).toEqual(filter);
+    expect(decideRegister(command, null, now)[0].data).not.toHaveProperty('filter');
+    expect(decideRegister({ ...command, filter: null }, null, now)[0].data).not.toHaveProperty(
+      'filter',
+    );
+  });
+
   it('given an endpoint with that id, when registered again, then nothing happens', () => {
     expect(decideRegister(command, endpoint(), now)).toEqual([]);
   });
@@ -98,6 +107,17 @@ describe('decideUpdate', () => {
     const [event] = decideUpdate({ ordering: 'fifo' }, endpoint(), now);
 
     expect(event.data.changes).toEqual({ ordering: 'fifo' });
+  });
+
+  it('given an endpoint, when its filter changes or is removed, then only it is in the event', () => {
+    const filter = { type: { $startsWith: 'alert.' } };
+    expect(decideUpdate({ filter }, endpoint(), now)[0].data.changes).toEqual({ filter });
+    expect(decideUpdate({ filter: null }, endpoint(), now)[0].data.changes).toEqual({
+      filter: null,
+    });
+    expect(
+      decideUpdate({ url: 'https://b.example/' }, endpoint(), now)[0].data.changes,
+    ).not.toHaveProperty('filter');
   });
 });
 

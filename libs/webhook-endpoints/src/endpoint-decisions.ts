@@ -15,6 +15,7 @@ import {
   EndpointRegisteredEvent,
   EndpointSecretRotatedEvent,
   EndpointUpdatedEvent,
+  PayloadFilter,
 } from './endpoint-events';
 import { EndpointState } from './endpoint-state';
 import { canonicalEndpointUrl } from './rules/endpoint-url';
@@ -38,6 +39,8 @@ export interface RegisterEndpoint {
   signatureSchemes?: readonly SignatureScheme[];
   /** Absent: the default, unordered. */
   ordering?: EndpointOrdering;
+  /** Absent or null: no filter, every event of the subscribed types. */
+  filter?: PayloadFilter | null;
 }
 
 /** A new endpoint, active, at the URL as it will be delivered to. */
@@ -67,6 +70,8 @@ export function decideRegister(
         signature_schemes: [...(command.signatureSchemes ?? DEFAULT_SIGNATURE_SCHEMES)],
         // Recorded like the schemes, the default too: the log says how the endpoint was ordered.
         ordering: command.ordering ?? DEFAULT_ENDPOINT_ORDERING,
+        // Unlike the schemes, only when given: no filter is the absence of one, not a default.
+        ...(command.filter != null && { filter: command.filter }),
         created_at: now.toISOString(),
       },
     },
@@ -81,6 +86,8 @@ export interface UpdateEndpoint {
   rateLimitPerSecond?: number | null;
   signatureSchemes?: readonly SignatureScheme[];
   ordering?: EndpointOrdering;
+  /** null removes the filter. */
+  filter?: PayloadFilter | null;
 }
 
 /** The fields given, and only those, change. */
@@ -107,6 +114,7 @@ export function decideUpdate(
             signature_schemes: [...command.signatureSchemes],
           }),
           ...(command.ordering !== undefined && { ordering: command.ordering }),
+          ...(command.filter !== undefined && { filter: command.filter }),
         },
         updated_at: now.toISOString(),
       },

@@ -31,6 +31,13 @@ export const ENDPOINT_STATUSES: readonly EndpointStatus[] = Object.keys({
  */
 export type EndpointEnvironment = 'live' | 'test';
 
+/**
+ * A payload filter as the client gave it (ADR 0046): a JSON object in the filter language,
+ * validated by compileFilter before it is recorded. Kept as JSON, not compiled, in the log and the
+ * projection: each engine compiles it when it loads the endpoint. Not a secret.
+ */
+export type PayloadFilter = { [field: string]: string | number | boolean | null | object };
+
 export interface EndpointRegistered {
   endpoint_id: string;
   tenant_id: string;
@@ -47,6 +54,8 @@ export interface EndpointRegistered {
   signature_schemes?: SignatureScheme[];
   /** Delivery order (ADR 0045); absent in registrations recorded before it: unordered. */
   ordering?: EndpointOrdering;
+  /** Recorded only when the registration gave one: absent, the endpoint takes every event. */
+  filter?: PayloadFilter;
   created_at: string;
 }
 
@@ -61,6 +70,8 @@ export interface EndpointUpdated {
     rate_limit_per_second?: number | null;
     signature_schemes?: SignatureScheme[];
     ordering?: EndpointOrdering;
+    /** null removes the filter. */
+    filter?: PayloadFilter | null;
   };
   updated_at: string;
 }

@@ -20,6 +20,7 @@ describe('applyEndpointEvent', () => {
       rateLimitPerSecond: null,
       signatureSchemes: ['hmac-sha256'],
       ordering: 'unordered',
+      filter: null,
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       updatedAt: new Date('2026-01-01T00:00:00.000Z'),
       version: 1,
@@ -226,6 +227,36 @@ describe('applyEndpointEvent: ordering (ADR 0045)', () => {
     });
     expect(applyEndpointEvent(fifo, update({ ordering: 'unordered' }), 2)).toMatchObject({
       ordering: 'unordered',
+    });
+  });
+});
+
+describe('applyEndpointEvent: payload filter (ADR 0046)', () => {
+  const severe = { data: { severity: { $in: ['high', 'critical'] } } };
+  const update = (changes: { filter?: Record<string, unknown> | null; url?: string }) =>
+    ({
+      type: ENDPOINT_EVENT_TYPES.updated,
+      data: { endpoint_id: 'wh_1', changes, updated_at: '2026-01-02T00:00:00.000Z' },
+    }) as EndpointEvent;
+
+  it('folds a registration without a filter to none', () => {
+    expect(registered.data).not.toHaveProperty('filter');
+    expect(fold([registered])).toMatchObject({ filter: null });
+  });
+
+  it('keeps the registered filter until an update names another, and null removes it', () => {
+    const filtered = fold([registeredEvent({ filter: severe })]);
+    expect(filtered).toMatchObject({ filter: severe });
+    expect(applyEndpointEvent(filtered, update({ url: 'https://b.example/' }), 2)).toMatchObject({
+      filter: severe,
+    });
+    expect(
+      applyEndpointEvent(filtered, update({ filter: { type: 'alert.created' } }), 2),
+    ).toMatchObject({
+      filter: { type: 'alert.created' },
+    });
+    expect(applyEndpointEvent(filtered, update({ filter: null }), 2)).toMatchObject({
+      filter: null,
     });
   });
 });

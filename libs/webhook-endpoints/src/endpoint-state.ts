@@ -10,6 +10,7 @@ import {
   EndpointEnvironment,
   EndpointEvent,
   EndpointStatus,
+  PayloadFilter,
 } from './endpoint-events';
 
 /** What an endpoint is after the events of its stream: the row of the projection. */
@@ -30,6 +31,8 @@ export interface EndpointState {
   signatureSchemes: SignatureScheme[];
   /** Delivery order (ADR 0045): `fifo` sends one at a time in sequence order. */
   ordering: EndpointOrdering;
+  /** Which of its subscribed events it takes (ADR 0046); null: all of them. */
+  filter: PayloadFilter | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -61,6 +64,7 @@ export function applyEndpointEvent(
         rateLimitPerSecond: data.rate_limit_per_second ?? null,
         signatureSchemes: data.signature_schemes ?? [...DEFAULT_SIGNATURE_SCHEMES],
         ordering: data.ordering ?? DEFAULT_ENDPOINT_ORDERING,
+        filter: data.filter ?? null,
         createdAt,
         updatedAt: createdAt,
         version,
@@ -70,8 +74,15 @@ export function applyEndpointEvent(
       if (!state) {
         return null;
       }
-      const { url, events, secret_ciphertext, rate_limit_per_second, signature_schemes, ordering } =
-        event.data.changes;
+      const {
+        url,
+        events,
+        secret_ciphertext,
+        rate_limit_per_second,
+        signature_schemes,
+        ordering,
+        filter,
+      } = event.data.changes;
       return {
         ...state,
         url: url ?? state.url,
@@ -86,6 +97,7 @@ export function applyEndpointEvent(
           rate_limit_per_second === undefined ? state.rateLimitPerSecond : rate_limit_per_second,
         signatureSchemes: signature_schemes ?? state.signatureSchemes,
         ordering: ordering ?? state.ordering,
+        filter: filter === undefined ? state.filter : filter,
         updatedAt: new Date(event.data.updated_at),
         version,
       };

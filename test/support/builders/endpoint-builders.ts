@@ -22,6 +22,7 @@ export function endpointState(overrides: Partial<EndpointState> = {}): EndpointS
     rateLimitPerSecond: null,
     signatureSchemes: ['hmac-sha256'],
     ordering: 'unordered',
+    filter: null,
     createdAt: new Date('2025-12-01T00:00:00.000Z'),
     updatedAt: new Date('2025-12-01T00:00:00.000Z'),
     version: 1,

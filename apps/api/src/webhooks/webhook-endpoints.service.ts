@@ -16,6 +16,7 @@ import {
   EndpointEvent,
   EndpointFields,
   EndpointState,
+  PayloadFilter,
   PrivateNetworkAllowList,
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
@@ -69,6 +70,8 @@ export interface RegisterCommand {
   signature_schemes?: SignatureScheme[];
   /** Absent: unordered. */
   ordering?: EndpointOrdering;
+  /** Absent or null: none. */
+  filter?: PayloadFilter | null;
 }
 
 /**
@@ -102,6 +105,7 @@ export class WebhookEndpointsService {
       rateLimitPerSecond: command.rate_limit_per_second ?? null,
       signatureSchemes: command.signature_schemes,
       ordering: command.ordering,
+      filter: command.filter,
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
       const change = await changeEndpoint(
@@ -127,13 +131,14 @@ export class WebhookEndpointsService {
       changes.secret === undefined &&
       changes.rate_limit_per_second === undefined &&
       changes.signature_schemes === undefined &&
-      changes.ordering === undefined
+      changes.ordering === undefined &&
+      changes.filter === undefined
     ) {
       throw problems.invalidRequest([
         {
           field: '(body)',
           detail:
-            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes, ordering',
+            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes, ordering, filter',
         },
       ]);
     }
@@ -151,6 +156,8 @@ export class WebhookEndpointsService {
           // Checked by enforceRules above: only known schemes get this far.
           signatureSchemes: changes.signature_schemes as readonly SignatureScheme[] | undefined,
           ordering: changes.ordering as EndpointOrdering | undefined,
+          // Checked by enforceRules above: a filter that compiles, or null.
+          filter: changes.filter as PayloadFilter | null | undefined,
         },
         current,
         new Date(),

@@ -633,6 +633,22 @@ export interface components {
        * @enum {string}
        */
       ordering: 'unordered' | 'fifo';
+      /**
+       * @description Which of the subscribed events the endpoint receives (ADR 0046): a JSON object matched against the whole envelope (id, type, created_at, tenant_id, data). A key is a field name (literal, not a dotted path); its condition is a plain value (equality), a nested object (descends into the field) or operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $startsWith, $and, $or, $not; $and, $or and $not also stand at the top. At most 4096 bytes of JSON, 8 levels, 64 operators, strings of 256 characters, 100 items in $in or $nin, field names of 64 characters. An event the filter refuses gets no delivery and no sequence number. Example: {"data": {"severity": {"$in": ["high", "critical"]}}}. Absent or null: every event of the subscribed types.
+       * @example {
+       *       "data": {
+       *         "severity": {
+       *           "$in": [
+       *             "high",
+       *             "critical"
+       *           ]
+       *         }
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: unknown;
+      } | null;
     };
     WebhookEndpointResponse: {
       /** @example wh_01jd8x3q9v7k2m4n6p8r0s2t4w */
@@ -690,6 +706,22 @@ export interface components {
        * @enum {string}
        */
       ordering: 'unordered' | 'fifo';
+      /**
+       * @description Which of the subscribed events the endpoint receives (ADR 0046): a JSON object matched against the whole envelope (id, type, created_at, tenant_id, data). A key is a field name (literal, not a dotted path); its condition is a plain value (equality), a nested object (descends into the field) or operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $startsWith, $and, $or, $not; $and, $or and $not also stand at the top. At most 4096 bytes of JSON, 8 levels, 64 operators, strings of 256 characters, 100 items in $in or $nin, field names of 64 characters. An event the filter refuses gets no delivery and no sequence number. Example: {"data": {"severity": {"$in": ["high", "critical"]}}}. null when the endpoint has none.
+       * @example {
+       *       "data": {
+       *         "severity": {
+       *           "$in": [
+       *             "high",
+       *             "critical"
+       *           ]
+       *         }
+       *       }
+       *     }
+       */
+      filter: {
+        [key: string]: unknown;
+      } | null;
     };
     EndpointHealth: {
       attempts: number;
@@ -773,6 +805,22 @@ export interface components {
        * @enum {string}
        */
       ordering: 'unordered' | 'fifo';
+      /**
+       * @description Which of the subscribed events the endpoint receives (ADR 0046): a JSON object matched against the whole envelope (id, type, created_at, tenant_id, data). A key is a field name (literal, not a dotted path); its condition is a plain value (equality), a nested object (descends into the field) or operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $startsWith, $and, $or, $not; $and, $or and $not also stand at the top. At most 4096 bytes of JSON, 8 levels, 64 operators, strings of 256 characters, 100 items in $in or $nin, field names of 64 characters. An event the filter refuses gets no delivery and no sequence number. Example: {"data": {"severity": {"$in": ["high", "critical"]}}}. null when the endpoint has none.
+       * @example {
+       *       "data": {
+       *         "severity": {
+       *           "$in": [
+       *             "high",
+       *             "critical"
+       *           ]
+       *         }
+       *       }
+       *     }
+       */
+      filter: {
+        [key: string]: unknown;
+      } | null;
       /** @description With `include=health` only. */
       health?: components['schemas']['EndpointHealth'];
     };
@@ -827,6 +875,22 @@ export interface components {
        * @enum {string}
        */
       ordering?: 'unordered' | 'fifo';
+      /**
+       * @description Which of the subscribed events the endpoint receives (ADR 0046): a JSON object matched against the whole envelope (id, type, created_at, tenant_id, data). A key is a field name (literal, not a dotted path); its condition is a plain value (equality), a nested object (descends into the field) or operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $startsWith, $and, $or, $not; $and, $or and $not also stand at the top. At most 4096 bytes of JSON, 8 levels, 64 operators, strings of 256 characters, 100 items in $in or $nin, field names of 64 characters. An event the filter refuses gets no delivery and no sequence number. Example: {"data": {"severity": {"$in": ["high", "critical"]}}}. null removes the filter; absent keeps the current one.
+       * @example {
+       *       "data": {
+       *         "severity": {
+       *           "$in": [
+       *             "high",
+       *             "critical"
+       *           ]
+       *         }
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: unknown;
+      } | null;
     };
     RecoverWebhookRequest: {
       /**

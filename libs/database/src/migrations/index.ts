@@ -19,6 +19,7 @@ import { EndpointSignatureSchemes1764000950000 } from './1764000950000-endpoint-
 import { DeliverySequenceNumbers1765000000000 } from './1765000000000-delivery-sequence-numbers';
 import { EndpointOrdering1765000100000 } from './1765000100000-endpoint-ordering';
 import { OrderedDeliveries1765000200000 } from './1765000200000-ordered-deliveries';
+import { EndpointFilters1765000300000 } from './1765000300000-endpoint-filters';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   DeliverySequenceNumbers1765000000000,
   EndpointOrdering1765000100000,
   OrderedDeliveries1765000200000,
+  EndpointFilters1765000300000,
 ];
 
 export const MIGRATIONS_TABLE = 'schema_migrations';

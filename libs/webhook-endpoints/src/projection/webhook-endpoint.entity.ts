@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { EndpointOrdering, EventSubscription, SignatureScheme } from '@svc/contracts';
-import type { EndpointEnvironment, EndpointStatus } from '../endpoint-events';
+import type { EndpointEnvironment, EndpointStatus, PayloadFilter } from '../endpoint-events';
 import type { EndpointState } from '../endpoint-state';
 
 /** The endpoint projection: one row per live endpoint, derived from its event stream only. */
@@ -50,6 +50,10 @@ export class WebhookEndpointRecord implements EndpointState {
   /** ADR 0045; 'unordered' for endpoints registered before it, as their events fold. */
   @Column({ type: 'text', default: 'unordered' })
   ordering!: EndpointOrdering;
+
+  /** ADR 0046; null when the endpoint takes every event of its types. */
+  @Column({ type: 'jsonb', nullable: true })
+  filter!: PayloadFilter | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,5 +1,6 @@
 import {
   checkEndpointFields,
+  checkFilter,
   checkOrdering,
   checkRateLimit,
   checkSecret,
@@ -122,6 +123,47 @@ describe('checkOrdering', () => {
     expect(checkEndpointFields({ ordering: 'fifo' }, none)).toEqual([]);
     expect(checkEndpointFields({ ordering: 'random' }, none)).toEqual([
       { field: 'ordering', detail: expect.stringMatching(/unknown ordering: random/) },
+    ]);
+  });
+});
+
+describe('checkFilter (ADR 0046)', () => {
+  it.each([
+    {},
+    { data: { severity: { $in: ['high', 'critical'] } } },
+    { $or: [{ type: 'alert.created' }, { data: { score: { $gte: 7 } } }] },
+  ])('accepts %j', (filter) => {
+    expect(checkFilter(filter)).toEqual([]);
+  });
+
+  it.each([
+    ['a list', ['high'], 'filter', /must be a JSON object/],
+    ['a string', 'high', 'filter', /must be a JSON object/],
+    [
+      'an unknown operator',
+      { data: { severity: { $regex: 'h' } } },
+      'filter.data.severity.$regex',
+      /unknown operator \$regex/,
+    ],
+    [
+      'a list too long',
+      { data: { id: { $in: Array.from({ length: 101 }, (_, i) => i) } } },
+      'filter.data.id.$in',
+      /100/,
+    ],
+  ])('refuses %s, naming its path in the filter', (_, filter, field, detail) => {
+    expect(checkFilter(filter)).toEqual([{ field, detail: expect.stringMatching(detail) }]);
+  });
+
+  it('is checked by checkEndpointFields only when present and not null', () => {
+    const none = new PrivateNetworkAllowList([]);
+    expect(checkEndpointFields({ filter: null }, none)).toEqual([]);
+    expect(checkEndpointFields({ filter: { type: 'alert.created' } }, none)).toEqual([]);
+    expect(
+      checkEndpointFields({ filter: { type: { $like: 'a' } }, ordering: 'lifo' }, none),
+    ).toEqual([
+      { field: 'ordering', detail: expect.any(String) },
+      { field: 'filter.type.$like', detail: expect.stringMatching(/unknown operator \$like/) },
     ]);
   });
 });

@@ -6,6 +6,7 @@ import {
   isSignatureScheme,
   SIGNATURE_SCHEMES,
 } from '@svc/contracts';
+import { compileFilter } from '../filters';
 import { checkEndpointUrl, PrivateNetworkAllowList } from './endpoint-url';
 import { RuleViolation } from './rule-violation';
 
@@ -110,6 +111,16 @@ export function checkOrdering(ordering: unknown): RuleViolation[] {
   ];
 }
 
+/**
+ * A payload filter (ADR 0046): whatever compileFilter refuses, each problem naming its path in the
+ * filter (`filter.data.severity.$in[3]`). The compiled filter is not kept: each engine compiles the
+ * recorded JSON again when it loads the endpoint.
+ */
+export function checkFilter(filter: unknown): RuleViolation[] {
+  const compiled = compileFilter(filter);
+  return compiled.ok ? [] : compiled.problems;
+}
+
 export interface EndpointFields {
   url?: string;
   events?: readonly string[];
@@ -118,6 +129,8 @@ export interface EndpointFields {
   rate_limit_per_second?: number | null;
   signature_schemes?: readonly string[];
   ordering?: string;
+  /** Any JSON, checked by checkFilter; null: no filter. */
+  filter?: unknown;
 }
 
 /** Every rule on the fields present; the caller decides which fields are required. */
@@ -146,6 +159,9 @@ export function checkEndpointFields(
   }
   if (fields.ordering !== undefined) {
     violations.push(...checkOrdering(fields.ordering));
+  }
+  if (fields.filter != null) {
+    violations.push(...checkFilter(fields.filter));
   }
   return violations;
 }

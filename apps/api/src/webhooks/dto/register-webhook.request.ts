@@ -11,12 +11,23 @@ import {
 } from '@svc/contracts';
 import {
   ENDPOINT_URL_MAX_LENGTH,
+  FILTER_LIMITS,
+  type PayloadFilter,
   RATE_LIMIT_MAX_PER_SECOND,
   RATE_LIMIT_MIN_PER_SECOND,
   SECRET_MAX_LENGTH,
   SECRET_MIN_LENGTH,
 } from '@svc/webhook-endpoints';
-import { ArrayMaxSize, IsArray, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
+import { Transform } from 'class-transformer';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsDefined,
+  IsNumber,
+  IsString,
+  ValidateIf,
+} from 'class-validator';
 
 const URL_DESCRIPTION =
   'Absolute https URL that receives deliveries; no user information or fragment, and not a private, loopback or link-local address.';
@@ -58,6 +69,23 @@ export const ORDERING_PROPERTY = {
   example: 'fifo',
 };
 export const ORDERING_SHAPE = { message: 'must be a string: unordered or fifo' };
+
+/** The payload filter's documentation, shared by registration, update and the answers. */
+export const FILTER_PROPERTY = {
+  type: 'object',
+  additionalProperties: true,
+  nullable: true,
+  description: `Which of the subscribed events the endpoint receives (ADR 0046): a JSON object matched against the whole envelope (id, type, created_at, tenant_id, data). A key is a field name (literal, not a dotted path); its condition is a plain value (equality), a nested object (descends into the field) or operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $startsWith, $and, $or, $not; $and, $or and $not also stand at the top. At most ${FILTER_LIMITS.maxSerializedBytes} bytes of JSON, ${FILTER_LIMITS.maxDepth} levels, ${FILTER_LIMITS.maxOperators} operators, strings of ${FILTER_LIMITS.maxStringLength} characters, ${FILTER_LIMITS.maxListItems} items in $in or $nin, field names of ${FILTER_LIMITS.maxFieldNameLength} characters. An event the filter refuses gets no delivery and no sequence number. Example: {"data": {"severity": {"$in": ["high", "critical"]}}}.`,
+  example: { data: { severity: { $in: ['high', 'critical'] } } },
+} as const;
+
+/**
+ * The filter exactly as parsed: class-transformer would copy the object and drop a `__proto__`
+ * key on the way, which the filter language reads as a plain field name (ADR 0046). Its shape and
+ * rules are checkFilter's, so that every problem names its path in the filter.
+ */
+export const AsParsedFilter = () =>
+  Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => obj[key]);
 
 /** Only the shape is checked here; the rules on the values live in @svc/webhook-endpoints. */
 export class RegisterWebhookRequest {
@@ -134,4 +162,12 @@ export class RegisterWebhookRequest {
   @IsString(ORDERING_SHAPE)
   @IsDefined({ message: 'must not be null; leave the field out for the default' })
   ordering?: EndpointOrdering;
+
+  @ApiPropertyOptional({
+    ...FILTER_PROPERTY,
+    description: `${FILTER_PROPERTY.description} Absent or null: every event of the subscribed types.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  filter?: PayloadFilter | null;
 }

@@ -7,11 +7,22 @@ import {
 } from '@svc/contracts';
 import {
   ENDPOINT_URL_MAX_LENGTH,
+  type PayloadFilter,
   SECRET_MAX_LENGTH,
   SECRET_MIN_LENGTH,
 } from '@svc/webhook-endpoints';
-import { ArrayMaxSize, IsArray, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
 import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsDefined,
+  IsNumber,
+  IsString,
+  ValidateIf,
+} from 'class-validator';
+import {
+  AsParsedFilter,
+  FILTER_PROPERTY,
   ORDERING_PROPERTY,
   ORDERING_SHAPE,
   RATE_LIMIT_PROPERTY,
@@ -22,8 +33,8 @@ import {
 
 /**
  * Absent means "keep"; null is not a value of these fields and is refused, naming the field
- * (IsOptional would let it through to the rules as if it were a value). The one exception is
- * `rate_limit_per_second`, where null is a value: no limit.
+ * (IsOptional would let it through to the rules as if it were a value). The exceptions are
+ * `rate_limit_per_second` and `filter`, where null is a value: no limit, no filter.
  */
 const IfPresent = () => ValidateIf((_: unknown, value: unknown) => value !== undefined);
 const NOT_NULL = { message: 'must not be null; leave the field out to keep its value' };
@@ -94,4 +105,12 @@ export class UpdateWebhookRequest {
   @IsString(ORDERING_SHAPE)
   @IsDefined(NOT_NULL)
   ordering?: EndpointOrdering;
+
+  @ApiPropertyOptional({
+    ...FILTER_PROPERTY,
+    description: `${FILTER_PROPERTY.description} null removes the filter; absent keeps the current one.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  filter?: PayloadFilter | null;
 }

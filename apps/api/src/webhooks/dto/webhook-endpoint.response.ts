@@ -8,9 +8,10 @@ import {
   type SignatureScheme,
 } from '@svc/contracts';
 import { PageQuery } from '@svc/http';
-import type { EndpointState, EndpointStatus } from '@svc/webhook-endpoints';
+import type { EndpointState, EndpointStatus, PayloadFilter } from '@svc/webhook-endpoints';
 import { IsIn, IsOptional } from 'class-validator';
 import { EndpointHealth } from '../../endpoint-stats/endpoint-health';
+import { FILTER_PROPERTY } from './register-webhook.request';
 
 /** The webhook endpoint resource of spec 2.1, without its secret. */
 export class WebhookEndpointResponse {
@@ -68,6 +69,12 @@ export class WebhookEndpointResponse {
   })
   ordering!: EndpointOrdering;
 
+  @ApiProperty({
+    ...FILTER_PROPERTY,
+    description: `${FILTER_PROPERTY.description} null when the endpoint has none.`,
+  })
+  filter!: PayloadFilter | null;
+
   static of(this: void, endpoint: EndpointState): WebhookEndpointResponse {
     return {
       id: endpoint.id,
@@ -77,6 +84,7 @@ export class WebhookEndpointResponse {
       created_at: endpoint.createdAt.toISOString(),
       signature_schemes: endpoint.signatureSchemes,
       ordering: endpoint.ordering,
+      filter: endpoint.filter,
       // Left out, not null, when no overlap runs, so a registration answers exactly spec 4.1.
       ...(endpoint.previousSecretExpiresAt &&
         endpoint.previousSecretExpiresAt.getTime() > Date.now() && {
