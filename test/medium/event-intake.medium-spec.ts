@@ -1,3 +1,4 @@
+import { compileFilter, type CompiledFilter } from '@svc/webhook-endpoints';
 import { Registry } from 'prom-client';
 import { DeliveryMetrics } from '../../apps/delivery/src/delivery-metrics';
 import { EventIntake, IntakeOptions } from '../../apps/delivery/src/intake/event-intake';
@@ -114,6 +115,21 @@ function platformPolicy(): IntakePolicy {
       new FakeClock(),
     ),
   );
+}
+
+const SEVERE = { data: { severity: { $in: ['high', 'critical'] } } };
+
+function compiled(filter: unknown): CompiledFilter {
+  const compilation = compileFilter(filter);
+  if (!compilation.ok) {
+    throw new Error(JSON.stringify(compilation.problems));
+  }
+  return compilation.filter;
+}
+
+async function filteredCount(engine: { metrics: DeliveryMetrics }): Promise<number> {
+  const { values } = await engine.metrics.deliveriesFiltered.get();
+  return values.find((sample) => sample.labels.reason === 'filter')?.value ?? 0;
 }
 
 describe('the intake, its ports faked', () => {
@@ -237,6 +253,46 @@ describe('the intake, its ports faked', () => {
         `${order.identity.event_id.slice(-2)} ${order.endpoint.id} ${order.identity.sequence}`,
     );
     expect(numbered.sort()).toEqual(['11 wh_1 1', '11 wh_2 42', '12 wh_1 2', '12 wh_2 43']);
+  });
+
+  it('skips an endpoint whose filter refuses the event: no delivery, no number, counted once (ADR 0046)', async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [
+      { ...endpoint('wh_severe', 'ten_a'), filter: compiled(SEVERE) },
+      endpoint('wh_all', 'ten_a'),
+    ]);
+    const messages = ['high', 'low', 'critical'].map((severity, index) =>
+      eventMessage('ten_a', 21 + index, { data: { alert_id: `a${index}`, severity } }),
+    );
+    for (const message of messages) {
+      engine.source.push(message);
+      await until(() => message.replies.length > 0);
+    }
+    const numbered = engine.dispatcher.orders.map(
+      (order) =>
+        `${order.identity.event_id.slice(-2)} ${order.endpoint.id} ${order.identity.sequence}`,
+    );
+    expect(numbered.sort()).toEqual([
+      '21 wh_all 1',
+      '21 wh_severe 1',
+      '22 wh_all 2',
+      '23 wh_all 3',
+      '23 wh_severe 2',
+    ]);
+    const lowKey = `ten_a ${JSON.parse(Buffer.from(messages[1].data).toString()).id}`;
+    expect([...engine.ledger.numbers.get(lowKey)!.keys()]).toEqual(['wh_all']);
+    expect(await filteredCount(engine)).toBe(1);
+
+    // A republished copy of the refused event is a duplicate: not counted again.
+    const again = new FakeMessage(
+      messages[1].subject,
+      Buffer.from(messages[1].data).toString(),
+      24,
+    );
+    engine.source.push(again);
+    await until(() => again.replies.length > 0);
+    expect(again.replies).toEqual(['ack']);
+    expect(await filteredCount(engine)).toBe(1);
   });
 
   it('resumes a redelivered message under the numbers it claimed, for an endpoint unsubscribed since too', async () => {

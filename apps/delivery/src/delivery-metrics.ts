@@ -15,11 +15,15 @@ export type IntakeKind = (typeof INTAKE_KINDS)[number];
 export const LANE_CHANGES = ['opened', 'reopened', 'closing', 'closed', 'refused'] as const;
 export type LaneChange = (typeof LANE_CHANGES)[number];
 
+/** Why a subscribed endpoint got no delivery of an event (ADR 0046): a label value. */
+export const FILTERED_REASONS = ['filter'] as const;
+
 /** The engine's own metrics (docs/operations.md, "Metrics"); labels are bounded: no ids. */
 export class DeliveryMetrics {
   readonly eventsReceived!: Counter;
   readonly eventsRejected!: Counter<'reason'>;
   readonly eventsDuplicate!: Counter;
+  readonly deliveriesFiltered!: Counter<'reason'>;
   readonly commitFailures!: Counter;
   readonly recordsHeld!: Gauge;
   readonly concurrentAttempts!: Counter;
@@ -81,6 +85,15 @@ function eventAndRecordMetrics(metrics: Mutable<DeliveryMetrics>, registers: Reg
     help: 'Event messages whose tenant and id were already ingested with the same body: acknowledged, never delivered again.',
     registers,
   });
+  metrics.deliveriesFiltered = new Counter({
+    name: 'svc_delivery_filtered_total',
+    help: "Deliveries not made because the endpoint's payload filter refused the event, by reason: no delivery, no attempt, no sequence number.",
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of FILTERED_REASONS) {
+    metrics.deliveriesFiltered.inc({ reason }, 0);
+  }
   metrics.commitFailures = new Counter({
     name: 'svc_delivery_commit_failures_total',
     help: 'Group commits that failed for another reason than a conflict (the database is away); their records are kept and written again.',

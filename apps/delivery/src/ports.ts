@@ -91,6 +91,11 @@ export interface IngestLedger {
 
 /** The tenants' endpoints, as delivery needs them (cached by the PostgreSQL adapter). */
 export interface SubscriberLookup {
+  /**
+   * The endpoints subscribed to the type in the environment, disabled ones left out. Their payload
+   * filters are not applied: the intake applies them (`filterAdmits`), since they need the
+   * envelope and what they keep out is counted.
+   */
   subscribers(
     tenantId: string,
     eventType: string,

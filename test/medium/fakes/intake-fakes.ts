@@ -211,6 +211,7 @@ export function endpoint(id: string, tenantId: string): DirectoryEndpoint {
     rateLimitPerSecond: null,
     signatureSchemes: ['hmac-sha256'],
     ordering: 'unordered',
+    filter: null,
   };
 }
 

@@ -1,7 +1,13 @@
+import { Logger } from '@nestjs/common';
 import { SecretCipher } from '@svc/secrets';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DirectoryEndpoint, EndpointDirectory, signingSecretsOf } from './endpoint-directory';
+import {
+  DirectoryEndpoint,
+  EndpointDirectory,
+  filterAdmits,
+  signingSecretsOf,
+} from './endpoint-directory';
 
 const DIRECTORY_TTL_MS = 30_000;
 
@@ -67,6 +73,67 @@ describe('EndpointDirectory', () => {
       ['wh_any', 'unordered'],
       ['wh_fifo', 'fifo'],
     ]);
+  });
+
+  describe('payload filters (ADR 0046)', () => {
+    const severe = { data: { severity: { $in: ['high', 'critical'] } } };
+    const alert = (severity: string) => ({ type: 'alert.created', data: { severity } });
+
+    it("compiles each endpoint's filter when it loads it, and lets the caller apply it", async () => {
+      const db = stubDataSource();
+      const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
+      const found = directory.subscribers('ten_1', 'alert.created');
+      db.answer([
+        { ...row('wh_all', ['alert.*']), filter: null },
+        { ...row('wh_severe', ['alert.*']), filter: severe, version: 3 },
+      ]);
+      const [all, filtered] = await found;
+      expect(all.filter).toBeNull();
+      expect(filterAdmits(all, alert('low'))).toBe(true);
+      expect(filterAdmits(filtered, alert('critical'))).toBe(true);
+      expect(filterAdmits(filtered, alert('low'))).toBe(false);
+      expect(filtered.filter?.explain(alert('low'))).toEqual({
+        matched: false,
+        decidedBy: 'filter.data.severity.$in',
+      });
+    });
+
+    it('compiles once per load, not per event: the cached endpoint keeps its compiled filter', async () => {
+      const db = stubDataSource();
+      const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
+      const first = directory.subscribers('ten_1', 'alert.created');
+      db.answer([{ ...row('wh_severe', ['alert.*']), filter: severe }]);
+      const [loaded] = await first;
+      const [again] = await directory.subscribers('ten_1', 'alert.created');
+      expect(again.filter).toBe(loaded.filter);
+      expect(db.findBy).toHaveBeenCalledTimes(1);
+    });
+
+    it('makes a stored filter that does not compile match nothing, and logs it once per version', async () => {
+      const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      try {
+        const db = stubDataSource();
+        const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
+        const broken = (version: number) => ({
+          ...row('wh_broken', ['alert.*']),
+          filter: { data: { severity: { $regex: 'h' } } },
+          version,
+        });
+        for (const version of [4, 4, 5]) {
+          const found = directory.subscribers('ten_1', 'alert.created');
+          db.answer([broken(version)]);
+          const [endpoint] = await found;
+          expect(filterAdmits(endpoint, alert('high'))).toBe(false);
+          directory.invalidate('ten_1');
+        }
+        expect(logged.mock.calls.map(([message]) => String(message))).toEqual([
+          expect.stringMatching(/wh_broken \(version 4\).*\$regex.*matches no event/),
+          expect.stringMatching(/wh_broken \(version 5\)/),
+        ]);
+      } finally {
+        logged.mockRestore();
+      }
+    });
   });
 
   it("gives platform events only the tenant's live endpoints, and an operational event its endpoint's environment (ADR 0018, 0030)", async () => {
@@ -141,6 +208,7 @@ describe('signingSecretsOf (ADR 0026)', () => {
     rateLimitPerSecond: null,
     signatureSchemes: ['hmac-sha256'],
     ordering: 'unordered',
+    filter: null,
     environment: 'live',
     ...overrides,
   });

@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { type EndpointOrdering, type SignatureScheme, subscriptionMatches } from '@svc/contracts';
 import { SecretCipher } from '@svc/secrets';
-import { EndpointEnvironment, EndpointStatus, WebhookEndpointRecord } from '@svc/webhook-endpoints';
+import {
+  type CompiledFilter,
+  compileFilter,
+  EndpointEnvironment,
+  EndpointStatus,
+  WebhookEndpointRecord,
+} from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
 
 /** An endpoint as the engine delivers to it. */
@@ -28,8 +34,24 @@ export interface DirectoryEndpoint {
   signatureSchemes: readonly SignatureScheme[];
   /** `fifo`: one delivery at a time, in sequence order (ADR 0045). */
   ordering: EndpointOrdering;
+  /**
+   * Which of its subscribed events it takes (ADR 0046), compiled when the directory loaded this
+   * version of the endpoint; null: all of them. Test events ignore it (ADR 0029).
+   */
+  filter: CompiledFilter | null;
   /** Only the events of its environment reach it (ADR 0018, 0030). */
   environment: EndpointEnvironment;
+}
+
+/** What a stored filter that does not compile becomes (see compiledFilterOf). */
+const MATCHES_NOTHING: CompiledFilter = Object.freeze({
+  matches: () => false,
+  explain: () => Object.freeze({ matched: false, decidedBy: 'filter' }),
+});
+
+/** Whether the event passes the endpoint's payload filter; an endpoint without one takes all. */
+export function filterAdmits(endpoint: DirectoryEndpoint, envelope: unknown): boolean {
+  return endpoint.filter === null || endpoint.filter.matches(envelope);
 }
 
 /** The secrets that sign a delivery sent at `now`: the newest first, then any still overlapping. */
@@ -59,6 +81,8 @@ export class EndpointDirectory {
   private readonly tenants = new Map<string, TenantEntry>();
   private readonly generations = new Map<string, number>();
   private readonly loading = new Map<string, Promise<DirectoryEndpoint[]>>();
+  /** `id@version` of the endpoints whose stored filter did not compile, each logged once. */
+  private readonly unreadableFilters = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -72,8 +96,10 @@ export class EndpointDirectory {
   }
 
   /**
-   * The endpoints an event reaches: the platform's events are live, so they never reach a sandbox
-   * key's (`test`) endpoints (ADR 0018); an operational event reaches its endpoint's (ADR 0030).
+   * The endpoints an event's type and environment reach: the platform's events are live, so they
+   * never reach a sandbox key's (`test`) endpoints (ADR 0018); an operational event reaches its
+   * endpoint's (ADR 0030). Payload filters are the caller's to apply (`filterAdmits`): they need
+   * the envelope, and the intake counts what they keep out.
    */
   async subscribers(
     tenantId: string,
@@ -159,8 +185,35 @@ export class EndpointDirectory {
       rateLimitPerSecond: row.rateLimitPerSecond,
       signatureSchemes: row.signatureSchemes,
       ordering: row.ordering,
+      filter: this.compiledFilterOf(row),
       environment: row.environment,
     };
+  }
+
+  /**
+   * Compiled once per load of the endpoint, never per event (ADR 0046). The API compiled the
+   * filter before recording it, so one that does not compile now was written around the API or
+   * predates a change of the language. It then matches nothing rather than everything: a receiver
+   * that asked for a few events must not be flooded with all of them, and the metric of filtered
+   * deliveries shows the silence. Logged once per endpoint version, not at every reload.
+   */
+  private compiledFilterOf(row: WebhookEndpointRecord): CompiledFilter | null {
+    if (row.filter == null) {
+      return null;
+    }
+    const compiled = compileFilter(row.filter);
+    if (compiled.ok) {
+      return compiled.filter;
+    }
+    const version = `${row.id}@${row.version}`;
+    if (!this.unreadableFilters.has(version)) {
+      this.unreadableFilters.add(version);
+      const problems = compiled.problems.map(({ field, detail }) => `${field} ${detail}`);
+      this.logger.error(
+        `the stored filter of ${row.id} (version ${row.version}) does not compile (${problems.join('; ')}): it matches no event until the filter is replaced`,
+      );
+    }
+    return MATCHES_NOTHING;
   }
 
   private previousSecretOf(row: WebhookEndpointRecord): DirectoryEndpoint['previousSecret'] {

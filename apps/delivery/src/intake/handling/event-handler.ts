@@ -5,7 +5,7 @@ import { extractTraceContext, traceCarrierOf } from '@svc/observability';
 import type { DeliveryMetrics } from '../../delivery-metrics';
 import type { SlotClass } from '../../dispatch/concurrency-limits';
 import type { Dispatcher } from '../../dispatch/dispatcher';
-import type { DirectoryEndpoint } from '../../fan-out/endpoint-directory';
+import { type DirectoryEndpoint, filterAdmits } from '../../fan-out/endpoint-directory';
 import type { IntakeSource } from '../../operational-events/intake-source';
 import type {
   Clock,
@@ -36,6 +36,7 @@ export interface EventHandlerDeps {
     DeliveryMetrics,
     | 'eventsReceived'
     | 'eventsDuplicate'
+    | 'deliveriesFiltered'
     | 'deliveriesDeferred'
     | 'deliveriesRateLimited'
     | 'publishToDelivered'
@@ -110,7 +111,10 @@ export class EventHandler {
     { envelope, body, audience }: AcceptedEvent,
   ): Promise<HandleOutcome> {
     const { ledger, subscribers, metrics } = this.deps;
-    const endpoints = await subscribers.subscribers(envelope.tenant_id, envelope.type, audience);
+    const subscribed = await subscribers.subscribers(envelope.tenant_id, envelope.type, audience);
+    // Decided before numbering: an endpoint whose filter refuses the event gets no delivery and
+    // no sequence number, so its numbers stay without gaps (ADR 0045, 0046).
+    const endpoints = subscribed.filter((endpoint) => filterAdmits(endpoint, envelope));
     const { redelivered } = message.info;
     const parent = extractTraceContext(message.headers);
     const payload: InboundPayload = {
@@ -134,6 +138,11 @@ export class EventHandler {
     );
     let targets: NumberedTarget[];
     if (claim.kind === 'claimed') {
+      // Counted when the event is first taken in, not again for a redelivered or duplicate copy.
+      const filteredOut = subscribed.length - endpoints.length;
+      if (filteredOut > 0) {
+        metrics.deliveriesFiltered.inc({ reason: 'filter' }, filteredOut);
+      }
       targets = endpoints.map((endpoint) => ({
         endpoint,
         sequence: claim.numbers.get(endpoint.id)!,
