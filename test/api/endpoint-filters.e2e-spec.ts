@@ -228,4 +228,160 @@ describe('the payload filter of a webhook endpoint', () => {
     expect(schemas.WebhookEndpointResponse.required).toContain('filter');
     expect(schemas.WebhookEndpointResponse.properties.filter.description).not.toMatch(/https?:/);
   });
+
+  describe('POST /v1/webhooks/{id}/filter/test', () => {
+    const sample = (severity: string, type = 'alert.created') => ({
+      id: 'evt_sample',
+      type,
+      created_at: '2026-11-27T12:00:00Z',
+      tenant_id: 'ten_sample',
+      data: { alert_id: 'alr_1', severity },
+    });
+    const test = (id: string, body: unknown, as = key) =>
+      http(api.baseUrl, 'POST', `/v1/webhooks/${id}/filter/test`, { key: as, json: body });
+
+    it("answers whether a sample matches the endpoint's filter, and which clause decided", async () => {
+      const { body: endpoint } = await requests.register(validBody({ filter: SEVERE }));
+      const critical = await test(endpoint.id, { envelope: sample('critical') });
+      expect(critical.status).toBe(200);
+      expect(critical.body).toEqual({
+        matched: true,
+        decided_by: 'filter.data.severity.$in',
+        filter: SEVERE,
+      });
+      const low = await test(endpoint.id, { envelope: sample('low') });
+      expect(low.body).toEqual({
+        matched: false,
+        decided_by: 'filter.data.severity.$in',
+        filter: SEVERE,
+      });
+    });
+
+    it('names the failing clause of a conjunction, the first in $and order when several fail', async () => {
+      const filter = { type: 'alert.created', data: { severity: 'high', score: { $gte: 7 } } };
+      const { body: endpoint } = await requests.register(validBody({ filter }));
+      const scored = (type: string, score: number) => ({
+        ...sample('high', type),
+        data: { severity: 'high', score },
+      });
+      expect(
+        (await test(endpoint.id, { envelope: scored('alert.created', 3) })).body,
+      ).toMatchObject({
+        matched: false,
+        decided_by: 'filter.data.score.$gte',
+      });
+      expect(
+        (await test(endpoint.id, { envelope: scored('incident.created', 9) })).body,
+      ).toMatchObject({
+        matched: false,
+        decided_by: 'filter.type',
+      });
+      // An object's keys come back in PostgreSQL's jsonb order; $and keeps the order it is given.
+      const ordered = { $and: [{ type: 'alert.created' }, { data: { score: { $gte: 7 } } }] };
+      const { body: inOrder } = await requests.register(validBody({ filter: ordered }));
+      expect(
+        (await test(inOrder.id, { envelope: scored('incident.created', 3) })).body,
+      ).toMatchObject({
+        matched: false,
+        decided_by: 'filter.$and[0].type',
+      });
+    });
+
+    it('matches everything, decided by nothing, when the endpoint has no filter', async () => {
+      const { body: endpoint } = await requests.register(validBody());
+      const response = await test(endpoint.id, { envelope: sample('low') });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ matched: true, decided_by: null, filter: null });
+    });
+
+    it("tries a filter given in the body instead of the endpoint's, and changes nothing", async () => {
+      const { body: endpoint } = await requests.register(validBody({ filter: SEVERE }));
+      const tried = {
+        $or: [{ data: { severity: 'low' } }, { type: { $startsWith: 'incident.' } }],
+      };
+      const response = await test(endpoint.id, { envelope: sample('low'), filter: tried });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        matched: true,
+        decided_by: 'filter.$or[0].data.severity',
+        filter: tried,
+      });
+      const none = await test(endpoint.id, { envelope: sample('low'), filter: null });
+      expect(none.body).toEqual({ matched: true, decided_by: null, filter: null });
+      expect((await requests.read(endpoint.id)).body.filter).toEqual(SEVERE);
+      expect(await requests.eventsOf(endpoint.id)).toHaveLength(1);
+    });
+
+    it.each([
+      ['no envelope', {}, [{ field: 'envelope', detail: 'is required' }]],
+      [
+        'an envelope that is not an object',
+        { envelope: [sample('low')] },
+        [{ field: 'envelope', detail: expect.stringMatching(/JSON object/) }],
+      ],
+      [
+        'a tried filter the language refuses',
+        { envelope: sample('low'), filter: { data: { severity: { $regex: '^h' } } } },
+        [
+          {
+            field: 'filter.data.severity.$regex',
+            detail: expect.stringMatching(/unknown operator/),
+          },
+        ],
+      ],
+      [
+        'a tried filter over a limit',
+        { envelope: sample('low'), filter: operators(65) },
+        [
+          {
+            field: expect.stringMatching(/^filter\.f\d+\.\$neq$/),
+            detail: expect.stringMatching(/at most 64 operators/),
+          },
+        ],
+      ],
+      [
+        'an unknown field',
+        { envelope: sample('low'), sample: {} },
+        [{ field: 'sample', detail: expect.any(String) }],
+      ],
+    ])('refuses %s with a 400 naming the field', async (_, body, errors) => {
+      const { body: endpoint } = await requests.register(validBody({ filter: SEVERE }));
+      const refused = await test(endpoint.id, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual(errors);
+    });
+
+    it("answers 404 for another tenant's endpoint and for an unknown one, 403 without the scope", async () => {
+      const { body: endpoint } = await requests.register(validBody({ filter: SEVERE }));
+      const other = await api.newTenantWithKey(['webhooks:manage']);
+      const foreign = await test(endpoint.id, { envelope: sample('high') }, other.key);
+      expect(foreign.status).toBe(404);
+      expect(JSON.stringify(foreign.body)).not.toContain('severity');
+      expect(
+        (await test('wh_00000000000000000000000000', { envelope: sample('high') })).status,
+      ).toBe(404);
+      const reader = await api.newTenantWithKey(['alerts:read']);
+      expect((await test(endpoint.id, { envelope: sample('high') }, reader.key)).status).toBe(403);
+    });
+
+    it('is documented in the OpenAPI document', async () => {
+      const { body: document } = await http(api.baseUrl, 'GET', '/v1/openapi.json');
+      const route = document.paths['/v1/webhooks/{id}/filter/test'].post;
+      expect(route.description ?? route.responses['200'].description).toMatch(/before saving it/);
+      expect(route.responses['200'].content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/FilterTestResponse',
+      );
+      expect(Object.keys(route.responses)).toEqual(
+        expect.arrayContaining(['200', '400', '401', '403', '404']),
+      );
+      const request = document.components.schemas.FilterTestRequest;
+      expect(request.required).toEqual(['envelope']);
+      expect(request.properties.filter).toMatchObject({ type: 'object', nullable: true });
+      expect(document.components.schemas.FilterTestResponse.required.sort()).toEqual([
+        'decided_by',
+        'filter',
+        'matched',
+      ]);
+    });
+  });
 });

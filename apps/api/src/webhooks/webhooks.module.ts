@@ -8,6 +8,8 @@ import {
   REDRIVE_BATCH_SIZE,
 } from './endpoint-recovery.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookFilterController } from './webhook-filter.controller';
+import { WebhookFilterTestService } from './webhook-filter-test.service';
 import { WebhookSecretController } from './webhook-secret.controller';
 import { WebhookSecretService } from './webhook-secret.service';
 import { WebhookTestController } from './webhook-test.controller';
@@ -15,12 +17,18 @@ import { WebhookTestService } from './webhook-test.service';
 import { WebhooksController } from './webhooks.controller';
 
 @Module({
-  controllers: [WebhooksController, WebhookSecretController, WebhookTestController],
+  controllers: [
+    WebhooksController,
+    WebhookSecretController,
+    WebhookTestController,
+    WebhookFilterController,
+  ],
   providers: [
     WebhookEndpointsService,
     EndpointRecoveryService,
     WebhookSecretService,
     WebhookTestService,
+    WebhookFilterTestService,
     {
       provide: RECOVERY_OPTIONS,
       useFactory: (config: ApiConfig): RecoveryOptions => ({

@@ -260,6 +260,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhooks/{id}/filter/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: operations['WebhookFilterController_test'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/webhook-signing-keys.json': {
     parameters: {
       query?: never;
@@ -939,6 +955,62 @@ export interface components {
        * @enum {string}
        */
       status: 'pending';
+    };
+    FilterTestRequest: {
+      /**
+       * @description A sample envelope, as the endpoint would receive it (id, type, created_at, tenant_id, data): any JSON object of at most 1048576 bytes. Nothing is published or delivered.
+       * @example {
+       *       "type": "alert.created",
+       *       "data": {
+       *         "severity": "critical",
+       *         "device_id": "dev_1"
+       *       }
+       *     }
+       */
+      envelope: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description A filter to try instead of the endpoint's, before saving it (what a console's filter editor sends); validated as registration validates it. Absent: the endpoint's own filter. null: no filter. Which of the subscribed events the endpoint receives (ADR 0046): a JSON object matched against the whole envelope (id, type, created_at, tenant_id, data). A key is a field name (literal, not a dotted path); its condition is a plain value (equality), a nested object (descends into the field) or operators: $eq, $neq, $in, $nin, $gt, $gte, $lt, $lte, $exists, $startsWith, $and, $or, $not; $and, $or and $not also stand at the top. At most 4096 bytes of JSON, 8 levels, 64 operators, strings of 256 characters, 100 items in $in or $nin, field names of 64 characters. An event the filter refuses gets no delivery and no sequence number. Example: {"data": {"severity": {"$in": ["high", "critical"]}}}.
+       * @example {
+       *       "data": {
+       *         "severity": {
+       *           "$in": [
+       *             "high",
+       *             "critical"
+       *           ]
+       *         }
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: unknown;
+      } | null;
+    };
+    FilterTestResponse: {
+      /** @description Whether the endpoint would receive the sample (its type aside). */
+      matched: boolean;
+      /**
+       * @description The path in the filter of the clause that decided: the first failing one when it does not match; null when there is no filter.
+       * @example filter.data.severity.$in
+       */
+      decided_by: string | null;
+      /**
+       * @description The filter the sample was matched against (the one tried, or the endpoint's); null when none.
+       * @example {
+       *       "data": {
+       *         "severity": {
+       *           "$in": [
+       *             "high",
+       *             "critical"
+       *           ]
+       *         }
+       *       }
+       *     }
+       */
+      filter: {
+        [key: string]: unknown;
+      } | null;
     };
     WebhookSigningJwk: {
       /**
@@ -2218,6 +2290,86 @@ export interface operations {
       };
       /** @description A test event to this endpoint is still in flight; Retry-After says when the next may be sent. */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  WebhookFilterController_test: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FilterTestRequest'];
+      };
+    };
+    responses: {
+      /** @description Whether the sample envelope passes the endpoint's payload filter (ADR 0046), and which clause decided; with `filter` in the body, a filter to try before saving it (what a console's filter editor would send), validated as registration validates it. Without any filter: matched, decided_by null. Nothing is published, delivered or changed; the event type is not checked against the endpoint's events. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FilterTestResponse'];
+        };
+      };
+      /** @description Invalid request, or a credential outside the Authorization header. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked credential (WWW-Authenticate: Bearer). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description The credential lacks the scope webhooks:manage (error="insufficient_scope"), or is a read-only portal session and the method is not GET. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description No such endpoint for this tenant (in the environment of the credential). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
         headers: {
           [name: string]: unknown;
         };
