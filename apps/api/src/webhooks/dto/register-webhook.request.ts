@@ -80,9 +80,9 @@ export const FILTER_PROPERTY = {
 } as const;
 
 /**
- * The filter exactly as parsed: class-transformer would copy the object and drop a `__proto__`
- * key on the way, which the filter language reads as a plain field name (ADR 0046). Its shape and
- * rules are checkFilter's, so that every problem names its path in the filter.
+ * The filter exactly as parsed, not class-transformer's copy of it (which rebuilds nested objects
+ * and skips keys such as `__proto__`): the rules, the log and the engines get the client's JSON.
+ * Its shape and rules are checkFilter's, so that every problem names its path in the filter.
  */
 export const AsParsedFilter = () =>
   Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => obj[key]);
