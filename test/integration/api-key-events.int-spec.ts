@@ -29,7 +29,7 @@ describe('API key events', () => {
   it('records a key created, with its hint and scopes, and never the key', async () => {
     const { record, key } = await keys.create({
       tenantId,
-      scopes: ['webhooks:read'],
+      scopes: ['alerts:read'],
       environment: 'test',
       actor: { kind: 'operator', id: 'alice' },
     });
@@ -42,7 +42,7 @@ describe('API key events', () => {
           key_id: record.id,
           tenant_id: tenantId,
           environment: 'test',
-          scopes: ['webhooks:read'],
+          scopes: ['alerts:read'],
           key_hint: record.keyHint,
           created_at: expect.any(String),
         },
@@ -61,7 +61,7 @@ describe('API key events', () => {
   it('records a revocation once, when the key was active', async () => {
     const { record } = await keys.create({
       tenantId,
-      scopes: ['webhooks:read'],
+      scopes: ['alerts:read'],
       environment: 'live',
     });
     expect(await keys.revoke(record.id)).toBe(true);
@@ -84,7 +84,7 @@ describe('API key events', () => {
     const keyId = 'key_01j0000000000000000000before';
     await db.dataSource.query(
       `INSERT INTO api_keys (id, tenant_id, environment, key_hash, key_hint, scopes)
-       VALUES ($1, $2, 'live', 'hash-of-an-old-key', 'ab12', '{webhooks:read}')`,
+       VALUES ($1, $2, 'live', 'hash-of-an-old-key', 'ab12', '{alerts:read}')`,
       [keyId, tenantId],
     );
     expect(await keys.revoke(keyId)).toBe(true);
