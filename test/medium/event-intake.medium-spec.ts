@@ -323,6 +323,34 @@ describe('the intake, its ports faked', () => {
     ).toEqual(['wh_1 1', 'wh_2 1']);
   });
 
+  it('resumes a redelivered message under its number for an endpoint whose filter refuses it since', async () => {
+    const engine = start();
+    const severe = endpoint('wh_severe', 'ten_a');
+    engine.subscribers.byTenant.set('ten_a', [severe]);
+    const message = eventMessage('ten_a', 31, { id: 'evt_refiltered' });
+    engine.dispatcher.failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    engine.source.push(message);
+    await until(() => message.replies.length > 0);
+
+    // Numbered before it stopped; its filter was changed to refuse the event since.
+    engine.dispatcher.failure = undefined;
+    engine.dispatcher.orders.length = 0;
+    engine.subscribers.byTenant.set('ten_a', [
+      { ...severe, filter: compiled({ data: { severity: 'critical' } }) },
+    ]);
+    const again = new FakeMessage(message.subject, Buffer.from(message.data).toString(), 31, {
+      redelivered: true,
+    });
+    engine.source.push(again);
+    await until(() => again.replies.length > 0);
+    expect(again.replies).toEqual(['ack']);
+    expect(
+      engine.dispatcher.orders.map((order) => `${order.endpoint.id} ${order.identity.sequence}`),
+    ).toEqual(['wh_severe 1']);
+  });
+
   it("queues a FIFO endpoint's delivery for its turn (deferred, ordered) instead of sending it, and tells the queue", async () => {
     const engine = start();
     const fifo = { ...endpoint('wh_fifo', 'ten_a'), ordering: 'fifo' as const };

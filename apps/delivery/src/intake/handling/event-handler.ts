@@ -180,8 +180,8 @@ export class EventHandler {
   /**
    * A redelivered message: the engine may have stopped half-way, so only the endpoints still
    * without a delivery are served, each under the number it claimed. An endpoint that claimed a
-   * number and no longer subscribes is served too, or its receivers would see a gap that never
-   * closes; one deleted or disabled since is not. A delivery placed in its endpoint's FIFO queue
+   * number and no longer subscribes, or whose filter now refuses the event, is served too, or its
+   * receivers would see a gap that never closes; one deleted or disabled since is not. A delivery placed in its endpoint's FIFO queue
    * when numbered stays ordered, whatever the endpoint's ordering is now.
    */
   private async resumedTargets(
