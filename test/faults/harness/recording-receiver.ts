@@ -221,10 +221,10 @@ export class RecordingReceiver {
       senderPort: request.socket.remotePort ?? 0,
     };
     const index = this.posts.push(post) - 1;
-    const settle = (outcome: PostOutcome) => {
+    const settle = (outcome: PostOutcome, answeredAt = Date.now()) => {
       if (post.outcome === 'unanswered') {
         post.outcome = outcome;
-        post.answeredAt = Date.now();
+        post.answeredAt = answeredAt;
       }
     };
     response.once('close', () => settle('abandoned-by-sender'));
@@ -259,7 +259,13 @@ export class RecordingReceiver {
       return;
     }
     const status = planned.status ?? 200;
-    response.once('finish', () => settle(status >= 200 && status < 300 ? 'accepted' : 'refused'));
+    // Answered when the answer is handed to the socket: 'finish' comes when this process's event
+    // loop gets to it, which under load can be after the sender already read the answer and sent
+    // its next delivery (a FIFO endpoint's next would then look in flight with this one).
+    const handedOverAt = Date.now();
+    response.once('finish', () =>
+      settle(status >= 200 && status < 300 ? 'accepted' : 'refused', handedOverAt),
+    );
     response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
     response.end(status >= 200 && status < 300 ? 'ok' : 'not now');
   }
