@@ -3,6 +3,7 @@ import { ApiConfig } from '@svc/config';
 import { createHttpApplication } from '@svc/http';
 import type { Logger } from 'pino';
 import { ApiModule } from './api.module';
+import { registerClientAddresses } from './audit/command-context';
 import { ConsoleHostingOptions, registerConsoleHosting } from './console-hosting/console-hosting';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocument } from './openapi/openapi.controller';
@@ -25,6 +26,7 @@ export async function createApiApplication(
     config,
     logger,
   );
+  registerClientAddresses(app, config.apiClients.trustedProxies);
   app.get(OpenApiDocument).value = buildOpenApiDocument(app);
   // The tenant console (ADR 0042), on the same public port and origin as /v1.
   await registerConsoleHosting(app, config, logger, options.console);

@@ -24,10 +24,11 @@ const BAD = {
 };
 
 describe('each app loads only its own sections', () => {
-  it('the API: its ports, the database, NATS, secrets, webhooks, the attempt timeout, retention, token checks', () => {
+  it('the API: its ports, its proxies, the database, NATS, secrets, webhooks, the attempt timeout, retention, token checks', () => {
     const config = loadApiConfig({ DATABASE_URL, ...BAD.auth, ...BAD.delivery });
     expect(config.ports).toEqual({ api: 8080 });
     expect(config.managementPorts).toEqual({ api: 9080 });
+    expect(config.apiClients).toEqual({ trustedProxies: [] });
     expect(config.delivery).toEqual({ timeoutMs: 10_000 });
     expect(config.webhooks).toMatchObject({ replayLimit: 10_000, allowedPrivateCidrs: [] });
     expect(config.auth).toEqual({
@@ -37,6 +38,7 @@ describe('each app loads only its own sections', () => {
     });
     expect(Object.keys(config).sort()).toEqual(
       [
+        'apiClients',
         'auth',
         'console',
         'database',

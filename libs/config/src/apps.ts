@@ -1,5 +1,6 @@
 import { ConfigOf, loadSections, Section } from './section';
 import {
+  apiClients,
   apiPorts,
   authorizationServer,
   authPorts,
@@ -36,6 +37,7 @@ const SERVED = [runtime, logging, listen, httpLimits, tracing] as const;
 export const API_SECTIONS = [
   ...SERVED,
   apiPorts,
+  apiClients,
   database,
   nats,
   subjects,

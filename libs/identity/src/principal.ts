@@ -9,6 +9,8 @@ export interface Principal {
   kind: 'api_key' | 'access_token' | 'portal_session';
   /** The key id (`key_…`), the token id (`tok_…`) or the portal session id (`ps_…`). */
   credentialId: string;
+  /** For API keys: what a person recognises the key by (`svc keys list`), never the key. */
+  credentialHint?: string;
   tenantId: string;
   scopes: readonly Scope[];
   sandbox: boolean;

@@ -7,6 +7,7 @@ import { DeliveryResponse } from '../delivery-log/delivery-log.dto';
 import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
 import { ReplayEndpointRequest, ReplayEndpointResponse } from './delivery-replay.dto';
 import { DeliveryReplayService } from './delivery-replay.service';
+import { commandContextOf } from '../audit/command-context';
 
 @ApiTags('delivery log')
 @ApiAuthenticatedProblems('webhooks:manage')
@@ -34,7 +35,7 @@ export class DeliveryReplayController {
     @Param('delivery_id') deliveryId: string,
   ): Promise<DeliveryResponse> {
     return DeliveryResponse.of(
-      await this.replay.replayOne({ principal, requestId: request.id }, deliveryId),
+      await this.replay.replayOne(commandContextOf(principal, request), deliveryId),
     );
   }
 
@@ -56,7 +57,7 @@ export class DeliveryReplayController {
     @Body() body: ReplayEndpointRequest,
   ): Promise<ReplayEndpointResponse> {
     const { replayed, more, next } = await this.replay.replayEndpoint(
-      { principal, requestId: request.id },
+      commandContextOf(principal, request),
       id,
       body,
     );

@@ -21,12 +21,8 @@ import {
   DeliveryCursor,
   isRaceWithWriter,
 } from '../delivery-batches/delivery-batch-runner';
-import {
-  CommandContext,
-  commandMetadata,
-  environmentOf,
-  visibleTo,
-} from '../webhooks/webhook-endpoints.service';
+import { environmentOf, visibleTo } from '../webhooks/webhook-endpoints.service';
+import { CommandContext, commandMetadata } from '../audit/command-context';
 
 /** How replay runs: batch size and the cap of one call (`WEBHOOK_REPLAY_LIMIT`). */
 export interface ReplayOptions {

@@ -9,7 +9,8 @@ import {
   DELIVERY_BATCH_SIZE,
   DeliveryBatchRunner,
 } from '../delivery-batches/delivery-batch-runner';
-import { CommandContext, commandMetadata, visibleTo } from './webhook-endpoints.service';
+import { visibleTo } from './webhook-endpoints.service';
+import { CommandContext, commandMetadata } from '../audit/command-context';
 
 /** Abandoned deliveries re-driven per transaction (ADR 0022). */
 export const REDRIVE_BATCH_SIZE = DELIVERY_BATCH_SIZE;

@@ -21,6 +21,7 @@ import {
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import { CommandContext, commandMetadata } from '../audit/command-context';
 
 /**
  * The environment a credential acts in (ADR 0018): `svc_test_` keys in `test`, live keys and
@@ -52,12 +53,6 @@ export async function requireVisibleEndpoint(
   if (!exists) {
     throw problems.notFound(`No webhook endpoint ${endpointId} exists for this tenant.`);
   }
-}
-
-/** Who asked, for the metadata of the events a request appends. */
-export interface CommandContext {
-  principal: Principal;
-  requestId: string;
 }
 
 export interface RegisterCommand {
@@ -235,15 +230,6 @@ export class WebhookEndpointsService {
       throw problems.invalidRequest(violations);
     }
   }
-}
-
-/** Who asked, as the metadata of the events a request appends. */
-export function commandMetadata(context: CommandContext): Record<string, unknown> {
-  return {
-    tenant_id: context.principal.tenantId,
-    actor: { kind: context.principal.kind, id: context.principal.credentialId },
-    request_id: context.requestId,
-  };
 }
 
 function notFound(id: string) {

@@ -8,6 +8,7 @@ import { DEFAULT_SECRET_OVERLAP_SECONDS, RotateSecretRequest } from './dto/rotat
 import { RotateSecretResponse } from './dto/rotate-secret.response';
 import { WebhookEndpointResponse } from './dto/webhook-endpoint.response';
 import { WebhookSecretService } from './webhook-secret.service';
+import { commandContextOf } from '../audit/command-context';
 
 @ApiTags('webhooks')
 @ApiAuthenticatedProblems('webhooks:manage')
@@ -37,7 +38,7 @@ export class WebhookSecretController {
     @Body() body: RotateSecretRequest,
   ): Promise<RotateSecretResponse> {
     const { endpoint, generatedSecret } = await this.secrets.rotate(
-      { principal, requestId: request.id },
+      commandContextOf(principal, request),
       id,
       {
         secret: body.secret,

@@ -12,7 +12,8 @@ import {
 } from '@svc/webhook-endpoints';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CommandContext, commandMetadata, visibleTo } from './webhook-endpoints.service';
+import { visibleTo } from './webhook-endpoints.service';
+import { CommandContext, commandMetadata } from '../audit/command-context';
 
 /**
  * A secret the service makes: the Standard Webhooks form, `whsec_` + base64 of 32 random bytes

@@ -8,6 +8,7 @@ import { AttemptResponse } from '../delivery-log/delivery-log.dto';
 import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
 import { TestEventPendingResponse } from './dto/webhook-test.response';
 import { WebhookTestService } from './webhook-test.service';
+import { commandContextOf } from '../audit/command-context';
 
 @ApiTags('webhooks')
 @ApiAuthenticatedProblems('webhooks:manage')
@@ -51,7 +52,7 @@ export class WebhookTestController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Param('id') id: string,
   ): Promise<AttemptResponse | TestEventPendingResponse> {
-    const outcome = await this.tests.send({ principal, requestId: request.id }, id);
+    const outcome = await this.tests.send(commandContextOf(principal, request), id);
     const eventId = outcome.sent ? outcome.attempt.eventId : outcome.eventId;
     void reply.header('location', `/v1/events/${eventId}/deliveries`);
     if (outcome.sent) {

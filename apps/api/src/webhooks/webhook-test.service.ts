@@ -19,7 +19,8 @@ import { traceCarrierOf } from '@svc/observability';
 import { WebhookEndpointRecord } from '@svc/webhook-endpoints';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { CommandContext, commandMetadata, visibleTo } from './webhook-endpoints.service';
+import { visibleTo } from './webhook-endpoints.service';
+import { CommandContext, commandMetadata } from '../audit/command-context';
 
 /**
  * How long past the delivery timeout the answer waits for the attempt's record: the engine's

@@ -27,12 +27,11 @@ import {
 import { readEndpointHealth } from '../endpoint-stats/endpoint-health';
 import { DataSource } from 'typeorm';
 import { EndpointRecoveryService } from './endpoint-recovery.service';
-import { CommandContext, WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { CommandContext, commandContextOf } from '../audit/command-context';
 
-const context = (principal: Principal, request: FastifyRequest): CommandContext => ({
-  principal,
-  requestId: request.id,
-});
+const context = (principal: Principal, request: FastifyRequest): CommandContext =>
+  commandContextOf(principal, request);
 
 @ApiTags('webhooks')
 @ApiAuthenticatedProblems('webhooks:manage')

@@ -1,4 +1,4 @@
-import { duration, integer, port, setting, text } from '../kinds';
+import { cidrs, duration, integer, port, setting, text } from '../kinds';
 import { section } from '../section';
 
 /** The limits of every HTTP server of an app, public and management (ADR 0019). */
@@ -33,6 +33,20 @@ export const apiPorts = section({
   build: (values): { ports: { api: number }; managementPorts: { api: number } } => ({
     ports: { api: values.API_PORT },
     managementPorts: { api: values.API_MANAGEMENT_PORT },
+  }),
+});
+
+/** Who is calling the API, for the tenants' audit trail (ADR 0047). */
+export const apiClients = section({
+  name: 'api clients',
+  variables: {
+    API_TRUSTED_PROXIES: setting(
+      cidrs(),
+      'CIDR ranges of proxies whose `X-Forwarded-For` the API believes (rightmost untrusted entry), for the client address in the audit trail',
+    ),
+  },
+  build: (values): { apiClients: { trustedProxies: string[] } } => ({
+    apiClients: { trustedProxies: values.API_TRUSTED_PROXIES },
   }),
 });
 

@@ -3,7 +3,7 @@ import { authorizationServer, tokenKeys, tokens } from './auth';
 import { consoleSettings } from './console';
 import { database } from './database';
 import { delivery, deliveryTimeout, fairness } from './delivery';
-import { apiPorts, authPorts, deliveryPort, httpLimits, listen } from './http';
+import { apiClients, apiPorts, authPorts, deliveryPort, httpLimits, listen } from './http';
 import { localStack } from './local-stack';
 import { jetstream, nats, subjects } from './messaging';
 import { tracing } from './observability';
@@ -39,7 +39,7 @@ export const CONCERNS: readonly Concern[] = [
   {
     title: 'HTTP servers',
     file: 'http.ts',
-    sections: [listen, apiPorts, authPorts, deliveryPort, httpLimits],
+    sections: [listen, apiPorts, apiClients, authPorts, deliveryPort, httpLimits],
   },
   { title: 'Database', file: 'database.ts', sections: [database] },
   {

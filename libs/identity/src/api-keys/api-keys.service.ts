@@ -124,6 +124,7 @@ export class ApiKeysService {
     return {
       kind: 'api_key',
       credentialId: record.id,
+      credentialHint: record.keyHint,
       tenantId: record.tenantId,
       scopes: record.scopes,
       sandbox: record.environment === 'test',
