@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   portalLink: 'pl',
   portalSession: 'ps',
   webhookSigningKey: 'whk',
+  /** A management action the audit trail records on a stream of its own (ADR 0047). */
+  managementAction: 'act',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

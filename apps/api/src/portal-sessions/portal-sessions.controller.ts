@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Header, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Header, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, ApiConfig } from '@svc/config';
 import { problems, PublicRoute } from '@svc/http';
@@ -10,6 +10,10 @@ import {
   RequireScopes,
 } from '../authentication/require-scopes.decorator';
 import { ApiAuthenticatedProblems, ApiProblem } from '../openapi/api-docs.decorators';
+import type { FastifyRequest } from 'fastify';
+import { DataSource } from 'typeorm';
+import { commandContextOf } from '../audit/command-context';
+import { recordRequestedAction, REQUESTED_ACTION_TYPES } from '../audit/requested-actions';
 import { environmentOf } from '../webhooks/webhook-endpoints.service';
 import {
   ExchangePortalLinkRequest,
@@ -29,6 +33,7 @@ const NO_STORE = { 'Cache-Control': { description: 'no-store', schema: { type: '
 export class PortalSessionsController {
   constructor(
     private readonly sessions: PortalSessionsService,
+    private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -46,6 +51,7 @@ export class PortalSessionsController {
   })
   async mint(
     @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
     @Body() body: MintPortalSessionRequest,
   ): Promise<PortalLinkResponse> {
     // A session minting sessions would outlive itself: a link opened from the console would give
@@ -56,12 +62,28 @@ export class PortalSessionsController {
       );
     }
     const readOnly = body.read_only ?? false;
-    const link = await this.sessions.mintLink({
-      tenantId: principal.tenantId,
-      environment: environmentOf(principal),
-      readOnly,
-      returnUrl: body.return_url ?? null,
-      createdBy: principal.credentialId,
+    const returnUrl = body.return_url ?? null;
+    const link = await this.dataSource.transaction(async (manager) => {
+      const minted = await this.sessions.mintLink(
+        {
+          tenantId: principal.tenantId,
+          environment: environmentOf(principal),
+          readOnly,
+          returnUrl,
+          createdBy: principal.credentialId,
+        },
+        manager,
+      );
+      await recordRequestedAction(manager, commandContextOf(principal, request), {
+        type: REQUESTED_ACTION_TYPES.portalSessionMinted,
+        data: {
+          link_id: minted.id,
+          read_only: minted.readOnly,
+          return_url: returnUrl,
+          expires_at: minted.expiresAt.toISOString(),
+        },
+      });
+      return minted;
     });
     return {
       // In the fragment: browsers send no fragment to any server, so no log, proxy or Referer

@@ -23,6 +23,7 @@ import {
 } from '../delivery-batches/delivery-batch-runner';
 import { environmentOf, visibleTo } from '../webhooks/webhook-endpoints.service';
 import { CommandContext, commandMetadata } from '../audit/command-context';
+import { recordRequestedAction, REQUESTED_ACTION_TYPES } from '../audit/requested-actions';
 
 /** How replay runs: batch size and the cap of one call (`WEBHOOK_REPLAY_LIMIT`). */
 export interface ReplayOptions {
@@ -121,6 +122,10 @@ export class DeliveryReplayService {
           new Map([[delivery.id, delivery]]),
           appended,
         );
+        await recordRequestedAction(manager, context, {
+          type: REQUESTED_ACTION_TYPES.replayRequested,
+          data: { endpoint_id: delivery.endpointId, delivery_id: delivery.id },
+        });
         return states.get(delivery.id)!;
       });
     } catch (error) {
@@ -152,6 +157,19 @@ export class DeliveryReplayService {
       throw problems.notFound(`No webhook endpoint ${endpointId} exists for this tenant.`);
     }
     refuseIfDisabled(endpoint);
+    // The request is the action, recorded before its batches run: what a call asked for stays in
+    // the trail however far it got.
+    await this.dataSource.transaction((manager) =>
+      recordRequestedAction(manager, context, {
+        type: REQUESTED_ACTION_TYPES.replayRequested,
+        data: {
+          endpoint_id: endpointId,
+          from: range.from.toISOString(),
+          to: range.to.toISOString(),
+          ...(range.cursor !== undefined && { cursor: range.cursor }),
+        },
+      }),
+    );
     const { changed, more, last } = await this.batches.run(
       {
         scope: (query) =>

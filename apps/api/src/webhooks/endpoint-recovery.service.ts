@@ -11,6 +11,7 @@ import {
 } from '../delivery-batches/delivery-batch-runner';
 import { visibleTo } from './webhook-endpoints.service';
 import { CommandContext, commandMetadata } from '../audit/command-context';
+import { recordRequestedAction, REQUESTED_ACTION_TYPES } from '../audit/requested-actions';
 
 /** Abandoned deliveries re-driven per transaction (ADR 0022). */
 export const REDRIVE_BATCH_SIZE = DELIVERY_BATCH_SIZE;
@@ -68,6 +69,13 @@ export class EndpointRecoveryService {
       if (!change?.after) {
         throw notFound(id);
       }
+      await recordRequestedAction(manager, context, {
+        type: REQUESTED_ACTION_TYPES.recoveryRequested,
+        data: {
+          endpoint_id: id,
+          redrive_abandoned_since: redriveSince ? redriveSince.toISOString() : null,
+        },
+      });
       return change.after;
     });
     await this.notifier.announce(tenantId, id);

@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { visibleTo } from './webhook-endpoints.service';
 import { CommandContext, commandMetadata } from '../audit/command-context';
+import { recordRequestedAction, REQUESTED_ACTION_TYPES } from '../audit/requested-actions';
 
 /**
  * How long past the delivery timeout the answer waits for the attempt's record: the engine's
@@ -98,6 +99,10 @@ export class WebhookTestService {
         },
       ]);
       await projectDeliveryEvents(manager, new Map(), appended);
+      await recordRequestedAction(manager, context, {
+        type: REQUESTED_ACTION_TYPES.testRequested,
+        data: { endpoint_id: endpointId, delivery_id: deliveryId, event_id: eventId },
+      });
     });
     // The engines' change notice: each claims what is due at once instead of at its next turn.
     await this.notifier.announce(tenantId, endpointId);

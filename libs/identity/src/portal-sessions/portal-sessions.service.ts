@@ -1,5 +1,5 @@
 import { newId } from '@svc/contracts';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { ApiKeyEnvironment } from '../api-keys/api-key-format';
 import { Principal } from '../principal';
 import {
@@ -27,6 +27,8 @@ export interface PortalLinkRequest {
 }
 
 export interface MintedPortalLink {
+  /** The link's id (`pl_…`): what the audit trail names it by. */
+  id: string;
   /** The only time the link token exists in clear: handed to the caller, never stored. */
   token: string;
   expiresAt: Date;
@@ -77,15 +79,17 @@ export class PortalSessionsService {
     private readonly lifetimes: PortalLifetimes,
   ) {}
 
-  async mintLink(request: PortalLinkRequest): Promise<MintedPortalLink> {
+  /** Mints a link, in `manager`'s transaction when given (the caller records it with the link). */
+  async mintLink(request: PortalLinkRequest, manager?: EntityManager): Promise<MintedPortalLink> {
     const token = generatePortalLinkToken();
-    const [row] = await this.dataSource.query<{ expires_at: Date }[]>(
+    const id = newId('pl');
+    const [row] = await (manager ?? this.dataSource).query<{ expires_at: Date }[]>(
       `INSERT INTO portal_links (id, tenant_id, environment, token_hash, read_only, return_url,
                                  created_by, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
        RETURNING expires_at`,
       [
-        newId('pl'),
+        id,
         request.tenantId,
         request.environment,
         hashPortalToken(token),
@@ -99,7 +103,7 @@ export class PortalSessionsService {
     // deletes a bounded batch of long-expired rows, so that the tables stay as small as their
     // use. A failed purge loses nothing (the next mint retries) and must not fail the mint.
     await this.purgeExpired().catch(() => undefined);
-    return { token, expiresAt: row.expires_at, readOnly: request.readOnly };
+    return { id, token, expiresAt: row.expires_at, readOnly: request.readOnly };
   }
 
   /**
