@@ -63,6 +63,8 @@ export interface EngineRunResult {
     commitBatchSize: { mean: number; p50: number };
     commitDurationMs: { mean: number; p99: number };
     deferred: number;
+    /** Subscribed endpoints whose payload filter refused an event (no delivery made for them). */
+    filteredOut: number;
     attemptsSucceeded: number;
     attemptsFailed: number;
     eventLoopLagP99Ms: number;
@@ -221,6 +223,7 @@ export async function measureEngineRun(
         p99: ms(metrics.histogramQuantile('svc_delivery_commit_duration_seconds', 0.99)),
       },
       deferred,
+      filteredOut: metrics.increase('svc_delivery_filtered_total'),
       attemptsSucceeded: metrics.increase('svc_delivery_attempts_total', { outcome: 'succeeded' }),
       attemptsFailed: metrics.increase('svc_delivery_attempts_total', { outcome: 'failed' }),
       // With several engines, the worst of them.

@@ -53,6 +53,12 @@ export interface BenchSettings {
     width: number;
     /** Events per measured run. */
     events: number;
+    /**
+     * `matching`: every endpoint registered with a payload filter that the bench's events all
+     * pass (FAN_OUT_MATCHING_FILTER), so the same deliveries are made and only the filters' cost
+     * is added (issue 33 item 3); `none`: no filter.
+     */
+    filter: 'none' | 'matching';
   };
   mixed: {
     /** Share of the endpoints answering 500 (retried on the product's schedule). */
@@ -210,6 +216,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
       endpoints: integer(env, 'BENCH_FANOUT_ENDPOINTS', 200, 1),
       width: integer(env, 'BENCH_FANOUT_WIDTH', 50, 1),
       events: integer(env, 'BENCH_FANOUT_EVENTS', 600, 1),
+      filter: oneOf(env, 'BENCH_FANOUT_FILTER', ['none', 'matching'] as const),
     },
     mixed: {
       failingShare: fraction(env, 'BENCH_MIXED_FAILING_SHARE', 0.1),

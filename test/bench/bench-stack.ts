@@ -141,10 +141,14 @@ export interface BenchEndpoint {
  */
 export type BenchEndpointOrdering = 'unordered' | 'fifo';
 
+/** The `filter` of POST /v1/webhooks (ADR 0046): JSON in the payload filter language. */
+export type BenchEndpointFilter = Record<string, unknown>;
+
 /**
  * Registers one endpoint per receiver port through the real API (POST /v1/webhooks), subscribed
- * to `eventsOf(index)` (by default every alert), with the ordering `orderingOf(index)` (by
- * default none sent: the API's default, unordered).
+ * to `eventsOf(index)` (by default every alert), with the ordering `orderingOf(index)` and the
+ * payload filter `filterOf(index)` (by default neither sent: the API's defaults, unordered and
+ * no filter).
  */
 export async function registerEndpoints(
   apiBaseUrl: string,
@@ -152,12 +156,14 @@ export async function registerEndpoints(
   ports: number[],
   eventsOf: (index: number) => string[] = () => ['alert.*'],
   orderingOf: (index: number) => BenchEndpointOrdering | undefined = () => undefined,
+  filterOf: (index: number) => BenchEndpointFilter | undefined = () => undefined,
 ): Promise<BenchEndpoint[]> {
   const endpoints: BenchEndpoint[] = [];
   for (const [index, port] of ports.entries()) {
     const url = `https://127.0.0.1:${port}/hooks/${index}`;
     const secret = `bench-secret-${randomBytes(16).toString('hex')}`;
     const ordering = orderingOf(index);
+    const filter = filterOf(index);
     const response = await fetch(`${apiBaseUrl}/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -166,6 +172,7 @@ export async function registerEndpoints(
         events: eventsOf(index),
         secret,
         ...(ordering !== undefined ? { ordering } : {}),
+        ...(filter !== undefined ? { filter } : {}),
       }),
     });
     const text = await response.text();

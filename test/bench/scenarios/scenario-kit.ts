@@ -8,6 +8,7 @@ import { EngineRunContext, EngineRunResult, measureEngineRun, publishBurst } fro
 import type { BenchSettings, ScenarioName } from '../bench-settings';
 import {
   BenchEndpoint,
+  BenchEndpointFilter,
   BenchEndpointOrdering,
   BenchNamespace,
   createDatabase,
@@ -96,7 +97,7 @@ export class Stack {
   /**
    * Creates the stack; its endpoints are the receiver's ports `from` to `from + count`, each
    * subscribed to `eventsOf(index)` (every alert by default) with the ordering `orderingOf(index)`
-   * (the API's default by default).
+   * and the payload filter `filterOf(index)` (the API's defaults by default).
    */
   static async prepare(
     kit: ScenarioKit,
@@ -107,6 +108,7 @@ export class Stack {
       count?: number;
       eventsOf?: (index: number) => string[];
       orderingOf?: (index: number) => BenchEndpointOrdering | undefined;
+      filterOf?: (index: number) => BenchEndpointFilter | undefined;
       engineEnv?: NodeJS.ProcessEnv;
     } = {},
   ): Promise<Stack> {
@@ -131,6 +133,7 @@ export class Stack {
       ports,
       options.eventsOf,
       options.orderingOf,
+      options.filterOf,
     );
     await api.stop();
     kit.log(`${label}: ${endpoints.length} endpoints registered through the API`);

@@ -1,5 +1,6 @@
 import type { EventType } from '@svc/contracts';
 import { BenchEvents } from '../bench-events';
+import type { BenchEndpointFilter } from '../bench-stack';
 import { NamedRun, rssTarget, spreadOf, TargetCheck } from '../bench-report';
 import { measureEngineRun, publishPaced } from '../bench-runs';
 import type { PortBehaviour } from '../receiver-protocol';
@@ -22,6 +23,8 @@ export interface ThroughputSetup {
   deliveriesPerEvent: number;
   eventTypes: EventType[];
   eventsOf?: (index: number) => string[];
+  /** The payload filter each endpoint is registered with (none by default). */
+  filterOf?: (index: number) => BenchEndpointFilter | undefined;
   /** How every port answers (status 200, counted), e.g. after a delay. */
   behaviour?: PortBehaviour;
   /** Events per measured engine run. */
@@ -54,7 +57,10 @@ export async function runThroughput(
     }
   }
   const receiver = await startReceiver(kit, setup.endpoints, behaviours);
-  const stack = await Stack.prepare(kit, kit.name, receiver, { eventsOf: setup.eventsOf });
+  const stack = await Stack.prepare(kit, kit.name, receiver, {
+    eventsOf: setup.eventsOf,
+    filterOf: setup.filterOf,
+  });
   const events = new BenchEvents(stack.tenantId, settings.bodyBytes, setup.eventTypes);
   const raw = rawClient(kit, stack, events);
   // No more in flight than the endpoints take: with one endpoint, its connections.
