@@ -20,6 +20,7 @@ import { DeliverySequenceNumbers1765000000000 } from './1765000000000-delivery-s
 import { EndpointOrdering1765000100000 } from './1765000100000-endpoint-ordering';
 import { OrderedDeliveries1765000200000 } from './1765000200000-ordered-deliveries';
 import { EndpointFilters1765000300000 } from './1765000300000-endpoint-filters';
+import { AuditTrailIndex1765000400000 } from './1765000400000-audit-trail-index';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -45,6 +46,10 @@ export const MIGRATIONS = [
   EndpointOrdering1765000100000,
   OrderedDeliveries1765000200000,
   EndpointFilters1765000300000,
+  AuditTrailIndex1765000400000,
 ];
+
+/** The audit trail's query must name exactly these types to be served by events_audit_idx. */
+export { AUDIT_TRAIL_INDEXED_TYPES } from './1765000400000-audit-trail-index';
 
 export const MIGRATIONS_TABLE = 'schema_migrations';
