@@ -140,6 +140,33 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(Object.keys(response.body).sort()).toEqual(Object.keys(recovery.properties).sort());
   });
 
+  it('documents the audit trail: its filters, its page of entries and the scope it needs (ADR 0047)', () => {
+    const list = document.paths['/v1/audit-events'].get;
+    expect(list.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/AuditEventPage',
+    );
+    expect(list.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual([
+      'action',
+      'cursor',
+      'endpoint_id',
+      'from',
+      'limit',
+      'to',
+    ]);
+    expect(list.responses['403'].description).toContain('audit:read');
+    const entry = document.components.schemas.AuditEventResponse;
+    expect(Object.keys(entry.properties).sort()).toEqual([
+      'action',
+      'actor',
+      'client_address',
+      'details',
+      'id',
+      'occurred_at',
+      'request_id',
+      'target',
+    ]);
+  });
+
   it('documents the sequence number of every delivery and attempt it answers, null allowed (ADR 0045)', () => {
     const answerOf = (path: string, method: string) =>
       document.paths[path][method].responses['200'].content['application/json'].schema;

@@ -9,6 +9,8 @@ import { PlatformModule } from '@svc/platform';
 import { TenantsService } from '@svc/tenants';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { AuditEventsController } from './audit/audit-events.controller';
+import { AuditEventsService } from './audit/audit-events.service';
 import { DeliveryLogController } from './delivery-log/delivery-log.controller';
 import { DeliveryLogService } from './delivery-log/delivery-log.service';
 import { EndpointStatsController } from './endpoint-stats/endpoint-stats.controller';
@@ -67,6 +69,7 @@ export class ApiModule {
         DeliveryReplayController,
         PortalSessionsController,
         UndeliveredController,
+        AuditEventsController,
         OpenApiController,
       ],
       providers: [
@@ -78,6 +81,7 @@ export class ApiModule {
         },
         OpenApiDocument,
         DeliveryLogService,
+        AuditEventsService,
         EndpointStatsService,
         DeliveryReplayService,
         UndeliveredService,

@@ -10,6 +10,8 @@ export const SCOPE_DESCRIPTIONS = {
   'sentinel:read': 'Read incident data.',
   'sentinel:respond': 'Trigger automated response actions.',
   'webhooks:manage': 'Create and manage webhook endpoints.',
+  // Not implied by webhooks:manage: who did what is a grant of its own (ADR 0047).
+  'audit:read': "Read the tenant's audit trail: who changed what, and when.",
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;

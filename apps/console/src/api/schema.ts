@@ -180,6 +180,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/audit-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['AuditEventsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhooks': {
     parameters: {
       query?: never;
@@ -586,6 +602,58 @@ export interface components {
     };
     UndeliveredPage: {
       data: components['schemas']['UndeliveredDelivery'][];
+      has_more: boolean;
+      next_cursor: string | null;
+    };
+    AuditTarget: {
+      /** @enum {string} */
+      type: 'endpoint' | 'api_key' | 'portal_link';
+      /** @description The id of the endpoint (wh_), API key (key_) or portal link (pl_). */
+      id: string;
+    };
+    AuditActorResponse: {
+      /** @description `api_key`, `access_token`, `portal_session`, `operator` (an API key created or revoked with the CLI), or `unknown`. */
+      kind: string;
+      /** @description The credential's id: the API key (key_), the OAuth grant, the portal session; the operator's user name for the CLI. */
+      id: string | null;
+      /** @description An API key's prefix and last characters; never the key. */
+      key_hint?: string;
+      /** @description The signed-in user of an access token. */
+      user_id?: string;
+      /** @description The OAuth client of an access token. */
+      client_id?: string;
+    };
+    AuditEventResponse: {
+      /** @description Opaque and stable; entries are listed newest first, not by id. */
+      id: string;
+      /** @enum {string} */
+      action:
+        | 'endpoint.registered'
+        | 'endpoint.updated'
+        | 'endpoint.deleted'
+        | 'endpoint.secret_rotated'
+        | 'endpoint.test_sent'
+        | 'endpoint.replay_requested'
+        | 'endpoint.recovered'
+        | 'portal_session.minted'
+        | 'api_key.created'
+        | 'api_key.revoked';
+      target: components['schemas']['AuditTarget'];
+      actor: components['schemas']['AuditActorResponse'];
+      /** @description The caller's address (null: unknown, or recorded before addresses were). */
+      client_address: string | null;
+      /** @description The X-Request-Id of the request that did it (its trace id); null for the CLI. */
+      request_id: string | null;
+      /** Format: date-time */
+      occurred_at: string;
+      /** @description By action: registered `url`, `events`; updated `changes` (field names only, never values; `secret` for a new secret); secret_rotated `previous_secret_expires_at`; test_sent `delivery_id`; replay_requested `delivery_id`, or `from` and `to`; recovered `redrive_abandoned_since`; portal_session.minted `read_only`, `return_url`, `expires_at`; api_key.created `scopes`, `key_hint`. Never a secret, a key or a token. */
+      details: {
+        [key: string]: unknown;
+      };
+    };
+    AuditEventPage: {
+      /** @description Newest first. */
+      data: components['schemas']['AuditEventResponse'][];
       has_more: boolean;
       next_cursor: string | null;
     };
@@ -1759,6 +1827,75 @@ export interface operations {
       };
       /** @description endpoint_id names no endpoint of this tenant. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  AuditEventsController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The next_cursor of the previous page. */
+        cursor?: string;
+        /** @description Only entries of this action. */
+        action?:
+          | 'endpoint.registered'
+          | 'endpoint.updated'
+          | 'endpoint.deleted'
+          | 'endpoint.secret_rotated'
+          | 'endpoint.test_sent'
+          | 'endpoint.replay_requested'
+          | 'endpoint.recovered'
+          | 'portal_session.minted'
+          | 'api_key.created'
+          | 'api_key.revoked';
+        /** @description Only the actions on this endpoint: its registration, changes, deletion, rotations, tests, replays and recoveries. */
+        endpoint_id?: string;
+        /** @description Only actions at this time or later (RFC 3339, with a time zone). */
+        from?: string;
+        /** @description Only actions before this time, excluded (RFC 3339, after `from`). */
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The management actions of the caller's tenant in the caller's environment, newest first: who changed what, when and from where. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuditEventPage'];
+        };
+      };
+      /** @description Invalid request, or a credential outside the Authorization header. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked credential (WWW-Authenticate: Bearer). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description The credential lacks the scope audit:read (error="insufficient_scope"), or is a read-only portal session and the method is not GET. */
+      403: {
         headers: {
           [name: string]: unknown;
         };
