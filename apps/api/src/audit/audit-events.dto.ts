@@ -64,7 +64,10 @@ class AuditActorResponse implements AuditActor {
       "The credential's id: the API key (key_), the OAuth grant, the portal session; the operator's user name for the CLI.",
   })
   id!: string | null;
-  @ApiPropertyOptional({ description: "An API key's prefix and last characters; never the key." })
+  @ApiPropertyOptional({
+    description:
+      "An API key's last four characters, as `svc api-keys list` shows them; never the key.",
+  })
   key_hint?: string;
   @ApiPropertyOptional({ description: 'The signed-in user of an access token.' })
   user_id?: string;

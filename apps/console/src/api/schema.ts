@@ -616,7 +616,7 @@ export interface components {
       kind: string;
       /** @description The credential's id: the API key (key_), the OAuth grant, the portal session; the operator's user name for the CLI. */
       id: string | null;
-      /** @description An API key's prefix and last characters; never the key. */
+      /** @description An API key's last four characters, as `svc api-keys list` shows them; never the key. */
       key_hint?: string;
       /** @description The signed-in user of an access token. */
       user_id?: string;
