@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { buildPartitionedIndex } from './build-partitioned-index';
 
 const INDEX = 'deliveries_endpoint_time_idx';
-const SUFFIX = INDEX.slice('deliveries_'.length);
 
 /**
  * An endpoint's deliveries in the order of their events' time (ADR 0029): replay walks an
@@ -19,35 +19,11 @@ export class DeliveriesByEndpointAndTime1764000200000 implements MigrationInterf
   transaction = false;
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(
-      `CREATE INDEX IF NOT EXISTS ${INDEX} ON ONLY deliveries (endpoint_id, retention_key, id)`,
-    );
-    const partitions = await runner.manager.query<{ name: string }[]>(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'deliveries'::regclass ORDER BY c.relname`,
-    );
-    for (const { name } of partitions) {
-      const own = `${name}_${SUFFIX}`;
-      // A build that failed half-way leaves an invalid index behind: it is made again.
-      const [invalid] = await runner.manager.query<unknown[]>(
-        `SELECT 1 FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
-          WHERE c.relname = $1 AND NOT x.indisvalid`,
-        [own],
-      );
-      if (invalid) {
-        await runner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${own}"`);
-      }
-      await runner.query(
-        `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${own}" ON "${name}" (endpoint_id, retention_key, id)`,
-      );
-      const [attached] = await runner.manager.query<unknown[]>(
-        `SELECT 1 FROM pg_inherits WHERE inhrelid = $1::regclass AND inhparent = $2::regclass`,
-        [own, INDEX],
-      );
-      if (!attached) {
-        await runner.query(`ALTER INDEX ${INDEX} ATTACH PARTITION "${own}"`);
-      }
-    }
+    await buildPartitionedIndex(runner, {
+      table: 'deliveries',
+      name: INDEX,
+      definition: '(endpoint_id, retention_key, id)',
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { buildPartitionedIndex } from './build-partitioned-index';
 
 const INDEX = 'delivery_attempts_endpoint_time_idx';
-const SUFFIX = INDEX.slice('delivery_attempts_'.length);
 const COLUMNS = '(endpoint_id, attempted_at) INCLUDE (succeeded, latency_ms)';
 
 /**
@@ -19,32 +19,11 @@ export class AttemptsByEndpointAndTime1764000750000 implements MigrationInterfac
   transaction = false;
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`CREATE INDEX IF NOT EXISTS ${INDEX} ON ONLY delivery_attempts ${COLUMNS}`);
-    const partitions = await runner.manager.query<{ name: string }[]>(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'delivery_attempts'::regclass ORDER BY c.relname`,
-    );
-    for (const { name } of partitions) {
-      const own = `${name}_${SUFFIX}`;
-      const [invalid] = await runner.manager.query<unknown[]>(
-        `SELECT 1 FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
-          WHERE c.relname = $1 AND NOT x.indisvalid`,
-        [own],
-      );
-      if (invalid) {
-        await runner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${own}"`);
-      }
-      await runner.query(
-        `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${own}" ON "${name}" ${COLUMNS}`,
-      );
-      const [attached] = await runner.manager.query<unknown[]>(
-        `SELECT 1 FROM pg_inherits WHERE inhrelid = $1::regclass AND inhparent = $2::regclass`,
-        [own, INDEX],
-      );
-      if (!attached) {
-        await runner.query(`ALTER INDEX ${INDEX} ATTACH PARTITION "${own}"`);
-      }
-    }
+    await buildPartitionedIndex(runner, {
+      table: 'delivery_attempts',
+      name: INDEX,
+      definition: COLUMNS,
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {

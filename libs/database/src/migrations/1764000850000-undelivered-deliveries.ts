@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { buildPartitionedIndex } from './build-partitioned-index';
 
 /**
  * The deliveries that did not get through: abandoned, or still pending after a failed attempt of
@@ -35,19 +36,12 @@ export class UndeliveredDeliveries1764000850000 implements MigrationInterface {
   transaction = false;
 
   async up(runner: QueryRunner): Promise<void> {
-    const partitions = await runner.manager.query<{ name: string }[]>(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'deliveries'::regclass ORDER BY c.relname`,
-    );
     for (const index of INDEXES) {
-      await runner.query(
-        `CREATE INDEX IF NOT EXISTS ${index.name} ON ONLY deliveries ${index.columns}
-           WHERE ${UNDELIVERED_PREDICATE}`,
-      );
-      const suffix = index.name.slice('deliveries_'.length);
-      for (const { name } of partitions) {
-        await buildOnPartition(runner, index, name, `${name}_${suffix}`);
-      }
+      await buildPartitionedIndex(runner, {
+        table: 'deliveries',
+        name: index.name,
+        definition: `${index.columns} WHERE ${UNDELIVERED_PREDICATE}`,
+      });
     }
   }
 
@@ -55,33 +49,5 @@ export class UndeliveredDeliveries1764000850000 implements MigrationInterface {
     for (const index of INDEXES) {
       await runner.query(`DROP INDEX IF EXISTS ${index.name}`);
     }
-  }
-}
-
-async function buildOnPartition(
-  runner: QueryRunner,
-  index: { name: string; columns: string },
-  partition: string,
-  own: string,
-): Promise<void> {
-  // A build that failed half-way leaves an invalid index behind: it is made again.
-  const [invalid] = await runner.manager.query<unknown[]>(
-    `SELECT 1 FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
-      WHERE c.relname = $1 AND NOT x.indisvalid`,
-    [own],
-  );
-  if (invalid) {
-    await runner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${own}"`);
-  }
-  await runner.query(
-    `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${own}" ON "${partition}" ${index.columns}
-       WHERE ${UNDELIVERED_PREDICATE}`,
-  );
-  const [attached] = await runner.manager.query<unknown[]>(
-    `SELECT 1 FROM pg_inherits WHERE inhrelid = $1::regclass AND inhparent = $2::regclass`,
-    [own, index.name],
-  );
-  if (!attached) {
-    await runner.query(`ALTER INDEX ${index.name} ATTACH PARTITION "${own}"`);
   }
 }

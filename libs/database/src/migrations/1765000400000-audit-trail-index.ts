@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { buildPartitionedIndex } from './build-partitioned-index';
 
 /**
  * The event types of the audit trail as this migration indexes them (ADR 0047). Written out, not
@@ -34,46 +35,15 @@ export class AuditTrailIndex1765000400000 implements MigrationInterface {
 
   async up(runner: QueryRunner): Promise<void> {
     const types = AUDIT_TRAIL_INDEXED_TYPES.map((type) => `'${type}'`).join(', ');
-    const definition = `((metadata->>'tenant_id'), position DESC) WHERE type IN (${types})`;
-    await runner.query(`CREATE INDEX IF NOT EXISTS events_audit_idx ON ONLY events ${definition}`);
-    const partitions = await runner.manager.query<{ name: string }[]>(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'events'::regclass ORDER BY c.relname`,
-    );
-    for (const { name } of partitions) {
-      await buildOnPartition(runner, name, definition);
-    }
+    await buildPartitionedIndex(runner, {
+      table: 'events',
+      name: 'events_audit_idx',
+      definition: `((metadata->>'tenant_id'), position DESC) WHERE type IN (${types})`,
+    });
   }
 
   async down(runner: QueryRunner): Promise<void> {
     // Dropping the parent's index drops the partitions' attached to it.
     await runner.query('DROP INDEX IF EXISTS events_audit_idx');
-  }
-}
-
-async function buildOnPartition(
-  runner: QueryRunner,
-  partition: string,
-  definition: string,
-): Promise<void> {
-  const own = `${partition}_audit_idx`;
-  // A build that failed half-way leaves an invalid index behind: it is made again.
-  const [invalid] = await runner.manager.query<unknown[]>(
-    `SELECT 1 FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
-      WHERE c.relname = $1 AND NOT x.indisvalid`,
-    [own],
-  );
-  if (invalid) {
-    await runner.query(`DROP INDEX CONCURRENTLY IF EXISTS "${own}"`);
-  }
-  await runner.query(
-    `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${own}" ON "${partition}" ${definition}`,
-  );
-  const [attached] = await runner.manager.query<unknown[]>(
-    `SELECT 1 FROM pg_inherits WHERE inhrelid = $1::regclass AND inhparent = 'events_audit_idx'::regclass`,
-    [own],
-  );
-  if (!attached) {
-    await runner.query(`ALTER INDEX events_audit_idx ATTACH PARTITION "${own}"`);
   }
 }
