@@ -7,3 +7,4 @@ export * from './rules/endpoint-fields';
 export * from './rules/endpoint-url';
 export * from './rules/rule-violation';
 export * from './filters';
+export * from './receiver-auth/receiver-auth';

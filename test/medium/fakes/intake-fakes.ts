@@ -212,6 +212,10 @@ export function endpoint(id: string, tenantId: string): DirectoryEndpoint {
     signatureSchemes: ['hmac-sha256'],
     ordering: 'unordered',
     filter: null,
+    version: 1,
+    auth: null,
+    attemptPolicy: null,
+    timeoutMs: null,
   };
 }
 

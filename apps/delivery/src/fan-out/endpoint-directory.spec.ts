@@ -210,6 +210,10 @@ describe('signingSecretsOf (ADR 0026)', () => {
     ordering: 'unordered',
     filter: null,
     environment: 'live',
+    version: 1,
+    auth: null,
+    attemptPolicy: null,
+    timeoutMs: null,
     ...overrides,
   });
 

@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { type EndpointOrdering, type SignatureScheme, subscriptionMatches } from '@svc/contracts';
+import type { AttemptPolicy } from '@svc/deliveries';
 import { SecretCipher } from '@svc/secrets';
 import {
   type CompiledFilter,
   compileFilter,
   EndpointEnvironment,
   EndpointStatus,
+  type ReceiverAuth,
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
@@ -41,6 +43,22 @@ export interface DirectoryEndpoint {
   filter: CompiledFilter | null;
   /** Only the events of its environment reach it (ADR 0018, 0030). */
   environment: EndpointEnvironment;
+  /**
+   * The projection's version of this endpoint: what the engine keeps per endpoint (OAuth tokens,
+   * client-certificate pools, ADR 0048) is kept per version, so that a change of `auth` is never
+   * served by what the old one made.
+   */
+  version: number;
+  /**
+   * How the receiver wants to be authenticated beyond the signature (ADR 0048), its secrets
+   * opened; null: it asks for nothing more. `unreadable`: the endpoint has `auth` but its secrets
+   * cannot be decrypted with the configured keys (nothing is sent without them).
+   */
+  auth: ReceiverAuth | 'unreadable' | null;
+  /** The endpoint's own retry schedule and attempts (ADR 0048); null: the deployment's. */
+  attemptPolicy: AttemptPolicy | null;
+  /** The endpoint's own attempt timeout (ADR 0048); null: the deployment's. */
+  timeoutMs: number | null;
 }
 
 /** What a stored filter that does not compile becomes (see compiledFilterOf). */
@@ -187,6 +205,10 @@ export class EndpointDirectory {
       ordering: row.ordering,
       filter: this.compiledFilterOf(row),
       environment: row.environment,
+      version: row.version,
+      auth: null,
+      attemptPolicy: null,
+      timeoutMs: null,
     };
   }
 
