@@ -7,4 +7,5 @@ export * from './rules/endpoint-fields';
 export * from './rules/endpoint-url';
 export * from './rules/rule-violation';
 export * from './filters';
-export * from './receiver-auth/receiver-auth';
+export * from './receiver-auth';
+export * from './rules/delivery-policy';

@@ -8,7 +8,12 @@
  *   endpoint id: see `receiverAuthCipherContext`);
  * - `ReceiverAuthView`: what answers and the audit trail show: the type and what is not secret.
  */
-export const RECEIVER_AUTH_TYPES = ['headers', 'basic', 'oauth2_client_credentials', 'mtls'] as const;
+export const RECEIVER_AUTH_TYPES = [
+  'headers',
+  'basic',
+  'oauth2_client_credentials',
+  'mtls',
+] as const;
 export type ReceiverAuthType = (typeof RECEIVER_AUTH_TYPES)[number];
 
 export interface HeadersAuth {
