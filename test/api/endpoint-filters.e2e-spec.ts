@@ -90,7 +90,10 @@ describe('the payload filter of a webhook endpoint', () => {
     const empty = await requests.update(endpoint.id, {});
     expect(empty.status).toBe(400);
     expect(empty.body.errors).toEqual([
-      { field: '(body)', detail: expect.stringMatching(/ordering, filter$/) },
+      {
+        field: '(body)',
+        detail: expect.stringMatching(/ordering, filter, auth, retry_schedule, timeout_seconds$/),
+      },
     ]);
   });
 

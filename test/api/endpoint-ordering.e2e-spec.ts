@@ -88,7 +88,12 @@ describe('the ordering of a webhook endpoint', () => {
     const empty = await requests.update(endpoint.id, {});
     expect(empty.status).toBe(400);
     expect(empty.body.errors).toEqual([
-      { field: '(body)', detail: expect.stringMatching(/signature_schemes, ordering, filter$/) },
+      {
+        field: '(body)',
+        detail: expect.stringMatching(
+          /signature_schemes, ordering, filter, auth, retry_schedule, timeout_seconds$/,
+        ),
+      },
     ]);
   });
 

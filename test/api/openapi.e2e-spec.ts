@@ -54,19 +54,23 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       '#/components/schemas/WebhookEndpointResponse',
     );
     const endpointSchema = document.components.schemas.WebhookEndpointResponse;
-    // The spec's five fields, ADR 0044's signature_schemes, ADR 0045's ordering and ADR 0046's
-    // filter (null when none) are always there; the extensions of issue 13 only when they apply.
+    // The spec's five fields, ADR 0044's signature_schemes, ADR 0045's ordering, ADR 0046's
+    // filter and ADR 0048's auth, retry_schedule and timeout_seconds (null when none) are always there; the extensions of issue 13 only when they apply.
     expect([...endpointSchema.required].sort()).toEqual([
+      'auth',
       'created_at',
       'events',
       'filter',
       'id',
       'ordering',
+      'retry_schedule',
       'signature_schemes',
       'status',
+      'timeout_seconds',
       'url',
     ]);
     expect(Object.keys(endpointSchema.properties).sort()).toEqual([
+      'auth',
       'created_at',
       'events',
       'filter',
@@ -74,8 +78,10 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
       'ordering',
       'previous_secret_expires_at',
       'rate_limit_per_second',
+      'retry_schedule',
       'signature_schemes',
       'status',
+      'timeout_seconds',
       'url',
     ]);
     expect(JSON.stringify(endpointSchema)).not.toMatch(/"secret"/);

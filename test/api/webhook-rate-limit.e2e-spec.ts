@@ -44,18 +44,21 @@ describe('the rate limit of a webhook endpoint', () => {
     expect(row.rate_limit_per_second).toBe(5);
   });
 
-  it('is left out of the answer when there is none, so the resource stays that of spec 4.1 (with ADR 0044 signature_schemes, ADR 0045 ordering and ADR 0046 filter)', async () => {
+  it('is left out of the answer when there is none, so the resource stays that of spec 4.1 (with ADR 0044 signature_schemes, ADR 0045 ordering, ADR 0046 filter and ADR 0048 auth, retry_schedule and timeout_seconds)', async () => {
     for (const body of [validBody(), validBody({ rate_limit_per_second: null })]) {
       const response = await register(body);
       expect(response.status).toBe(201);
       expect(Object.keys(response.body).sort()).toEqual([
+        'auth',
         'created_at',
         'events',
         'filter',
         'id',
         'ordering',
+        'retry_schedule',
         'signature_schemes',
         'status',
+        'timeout_seconds',
         'url',
       ]);
     }

@@ -24,19 +24,22 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
     http(api.baseUrl, 'POST', '/v1/webhooks', { key: as, json: body });
 
   describe('POST /v1/webhooks', () => {
-    it('answers 201 with a Location and exactly id, url, events, status, created_at, signature_schemes, ordering and filter', async () => {
+    it('answers 201 with a Location and exactly id, url, events, status, created_at, signature_schemes, ordering, filter, auth, retry_schedule and timeout_seconds', async () => {
       const before = Date.now();
       const response = await register(validBody());
       expect(response.status).toBe(201);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(Object.keys(response.body).sort()).toEqual([
+        'auth',
         'created_at',
         'events',
         'filter',
         'id',
         'ordering',
+        'retry_schedule',
         'signature_schemes',
         'status',
+        'timeout_seconds',
         'url',
       ]);
       expect(response.body).toEqual({
@@ -48,6 +51,9 @@ describe('webhook endpoints (spec 2.1, 4.1; DESIGN decisions)', () => {
         signature_schemes: ['hmac-sha256'],
         ordering: 'unordered',
         filter: null,
+        auth: null,
+        retry_schedule: null,
+        timeout_seconds: null,
       });
       expect(Date.parse(response.body.created_at)).toBeGreaterThanOrEqual(before - 1000);
       expect(response.headers.get('location')).toBe(`/v1/webhooks/${response.body.id}`);

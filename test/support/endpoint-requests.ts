@@ -16,7 +16,11 @@ export function endpointRequests(api: RunningApi, key: string) {
       api.dataSource.query<
         { type: string; data: Record<string, unknown> & { changes?: object } }[]
       >('SELECT type, data FROM events WHERE stream_id = $1 ORDER BY version', [id]),
-    columnOf: async <Value>(id: string, column: 'ordering' | 'signature_schemes' | 'filter') => {
+    columnOf: async <Value>(
+      id: string,
+      column:
+        'ordering' | 'signature_schemes' | 'filter' | 'auth' | 'retry_schedule' | 'timeout_seconds',
+    ) => {
       const [row] = await api.dataSource.query<Record<string, Value>[]>(
         `SELECT ${column} AS value FROM webhook_endpoints WHERE id = $1`,
         [id],

@@ -68,6 +68,24 @@ describe('decideRegister', () => {
     );
   });
 
+  it('given auth, a retry schedule and a timeout, when registered, then the event records them; given none, nothing', () => {
+    const auth = { type: 'basic' as const, username: 'svc', secret_ciphertext: 'sealed-pw' };
+    const data = decideRegister(
+      { ...command, auth, retrySchedule: ['10s', '1m'], timeoutSeconds: 4 },
+      null,
+      now,
+    )[0].data;
+    expect(data).toMatchObject({ auth, retry_schedule: ['10s', '1m'], timeout_seconds: 4 });
+    const plain = decideRegister(
+      { ...command, auth: null, retrySchedule: null, timeoutSeconds: null },
+      null,
+      now,
+    )[0].data;
+    for (const field of ['auth', 'retry_schedule', 'timeout_seconds']) {
+      expect(plain).not.toHaveProperty(field);
+    }
+  });
+
   it('given an endpoint with that id, when registered again, then nothing happens', () => {
     expect(decideRegister(command, endpoint(), now)).toEqual([]);
   });
@@ -118,6 +136,19 @@ describe('decideUpdate', () => {
     expect(
       decideUpdate({ url: 'https://b.example/' }, endpoint(), now)[0].data.changes,
     ).not.toHaveProperty('filter');
+  });
+
+  it('given an endpoint, when auth, schedule or timeout change or are removed, then only they are in the event', () => {
+    expect(
+      decideUpdate({ retrySchedule: ['5s'], timeoutSeconds: 2 }, endpoint(), now)[0].data.changes,
+    ).toEqual({ retry_schedule: ['5s'], timeout_seconds: 2 });
+    expect(
+      decideUpdate({ auth: null, retrySchedule: null, timeoutSeconds: null }, endpoint(), now)[0]
+        .data.changes,
+    ).toEqual({ auth: null, retry_schedule: null, timeout_seconds: null });
+    expect(decideUpdate({ url: 'https://b.example/' }, endpoint(), now)[0].data.changes).toEqual({
+      url: 'https://b.example/',
+    });
   });
 });
 

@@ -18,6 +18,7 @@ import {
   PayloadFilter,
 } from './endpoint-events';
 import { EndpointState } from './endpoint-state';
+import type { SealedReceiverAuth } from './receiver-auth/receiver-auth';
 import { canonicalEndpointUrl } from './rules/endpoint-url';
 
 /**
@@ -41,6 +42,11 @@ export interface RegisterEndpoint {
   ordering?: EndpointOrdering;
   /** Absent or null: no filter, every event of the subscribed types. */
   filter?: PayloadFilter | null;
+  /** Sealed by the caller (sealReceiverAuth); absent or null: none. */
+  auth?: SealedReceiverAuth | null;
+  /** Absent or null: the deployment's schedule and timeout. */
+  retrySchedule?: readonly string[] | null;
+  timeoutSeconds?: number | null;
 }
 
 /** A new endpoint, active, at the URL as it will be delivered to. */
@@ -72,6 +78,10 @@ export function decideRegister(
         ordering: command.ordering ?? DEFAULT_ENDPOINT_ORDERING,
         // Unlike the schemes, only when given: no filter is the absence of one, not a default.
         ...(command.filter != null && { filter: command.filter }),
+        // Like the filter: the absence of any is not a default to record.
+        ...(command.auth != null && { auth: command.auth }),
+        ...(command.retrySchedule != null && { retry_schedule: [...command.retrySchedule] }),
+        ...(command.timeoutSeconds != null && { timeout_seconds: command.timeoutSeconds }),
         created_at: now.toISOString(),
       },
     },
@@ -88,6 +98,11 @@ export interface UpdateEndpoint {
   ordering?: EndpointOrdering;
   /** null removes the filter. */
   filter?: PayloadFilter | null;
+  /** null removes `auth`. */
+  auth?: SealedReceiverAuth | null;
+  /** null: back to the deployment's. */
+  retrySchedule?: readonly string[] | null;
+  timeoutSeconds?: number | null;
 }
 
 /** The fields given, and only those, change. */
@@ -115,6 +130,11 @@ export function decideUpdate(
           }),
           ...(command.ordering !== undefined && { ordering: command.ordering }),
           ...(command.filter !== undefined && { filter: command.filter }),
+          ...(command.auth !== undefined && { auth: command.auth }),
+          ...(command.retrySchedule !== undefined && {
+            retry_schedule: command.retrySchedule === null ? null : [...command.retrySchedule],
+          }),
+          ...(command.timeoutSeconds !== undefined && { timeout_seconds: command.timeoutSeconds }),
         },
         updated_at: now.toISOString(),
       },

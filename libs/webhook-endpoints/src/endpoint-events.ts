@@ -1,4 +1,5 @@
 import type { EndpointOrdering, EventSubscription, SignatureScheme } from '@svc/contracts';
+import type { SealedReceiverAuth } from './receiver-auth/receiver-auth';
 
 /** The events of a webhook endpoint's stream (stream id = endpoint id). */
 export const ENDPOINT_EVENT_TYPES = {
@@ -56,6 +57,12 @@ export interface EndpointRegistered {
   ordering?: EndpointOrdering;
   /** Recorded only when the registration gave one: absent, the endpoint takes every event. */
   filter?: PayloadFilter;
+  /** How the receiver is authenticated (ADR 0048), its secrets sealed; only when given. */
+  auth?: SealedReceiverAuth;
+  /** Delays before attempts 2, 3, ... such as `30s` (ADR 0048); only when given. */
+  retry_schedule?: string[];
+  /** The attempt's timeout in seconds (ADR 0048); only when given. */
+  timeout_seconds?: number;
   created_at: string;
 }
 
@@ -72,6 +79,12 @@ export interface EndpointUpdated {
     ordering?: EndpointOrdering;
     /** null removes the filter. */
     filter?: PayloadFilter | null;
+    /** null removes `auth`. */
+    auth?: SealedReceiverAuth | null;
+    /** null: back to the deployment's schedule. */
+    retry_schedule?: string[] | null;
+    /** null: back to the deployment's timeout. */
+    timeout_seconds?: number | null;
   };
   updated_at: string;
 }

@@ -21,6 +21,9 @@ describe('applyEndpointEvent', () => {
       signatureSchemes: ['hmac-sha256'],
       ordering: 'unordered',
       filter: null,
+      auth: null,
+      retrySchedule: null,
+      timeoutSeconds: null,
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       updatedAt: new Date('2026-01-01T00:00:00.000Z'),
       version: 1,
@@ -258,6 +261,49 @@ describe('applyEndpointEvent: payload filter (ADR 0046)', () => {
     expect(applyEndpointEvent(filtered, update({ filter: null }), 2)).toMatchObject({
       filter: null,
     });
+  });
+});
+
+describe('applyEndpointEvent: receiver auth and delivery policy (ADR 0048)', () => {
+  const sealedBasic = { type: 'basic' as const, username: 'svc', secret_ciphertext: 'sealed-pw' };
+  const update = (changes: Record<string, unknown>) =>
+    ({
+      type: ENDPOINT_EVENT_TYPES.updated,
+      data: { endpoint_id: 'wh_1', changes, updated_at: '2026-01-02T00:00:00.000Z' },
+    }) as EndpointEvent;
+
+  it('folds a registration without them to none: the deployment decides', () => {
+    expect(fold([registered])).toMatchObject({
+      auth: null,
+      retrySchedule: null,
+      timeoutSeconds: null,
+    });
+  });
+
+  it('keeps what the registration gave until an update names it, and null removes each', () => {
+    const given = fold([
+      registeredEvent({ auth: sealedBasic, retry_schedule: ['10s', '1m'], timeout_seconds: 3 }),
+    ]);
+    expect(given).toMatchObject({
+      auth: sealedBasic,
+      retrySchedule: ['10s', '1m'],
+      timeoutSeconds: 3,
+    });
+    expect(applyEndpointEvent(given, update({ url: 'https://b.example/' }), 2)).toMatchObject({
+      auth: sealedBasic,
+      retrySchedule: ['10s', '1m'],
+      timeoutSeconds: 3,
+    });
+    expect(
+      applyEndpointEvent(given, update({ retry_schedule: ['1h'], timeout_seconds: 10 }), 2),
+    ).toMatchObject({ auth: sealedBasic, retrySchedule: ['1h'], timeoutSeconds: 10 });
+    expect(
+      applyEndpointEvent(
+        given,
+        update({ auth: null, retry_schedule: null, timeout_seconds: null }),
+        2,
+      ),
+    ).toMatchObject({ auth: null, retrySchedule: null, timeoutSeconds: null });
   });
 });
 

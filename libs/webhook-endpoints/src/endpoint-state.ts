@@ -10,8 +10,10 @@ import {
   EndpointEnvironment,
   EndpointEvent,
   EndpointStatus,
+  EndpointUpdated,
   PayloadFilter,
 } from './endpoint-events';
+import type { SealedReceiverAuth } from './receiver-auth/receiver-auth';
 
 /** What an endpoint is after the events of its stream: the row of the projection. */
 export interface EndpointState {
@@ -33,6 +35,12 @@ export interface EndpointState {
   ordering: EndpointOrdering;
   /** Which of its subscribed events it takes (ADR 0046); null: all of them. */
   filter: PayloadFilter | null;
+  /** How the receiver is authenticated beyond the signature (ADR 0048), sealed; null: not at all. */
+  auth: SealedReceiverAuth | null;
+  /** The endpoint's own retry delays (ADR 0048); null: the deployment's. */
+  retrySchedule: string[] | null;
+  /** The endpoint's own attempt timeout in seconds (ADR 0048); null: the deployment's. */
+  timeoutSeconds: number | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -65,43 +73,16 @@ export function applyEndpointEvent(
         signatureSchemes: data.signature_schemes ?? [...DEFAULT_SIGNATURE_SCHEMES],
         ordering: data.ordering ?? DEFAULT_ENDPOINT_ORDERING,
         filter: data.filter ?? null,
+        auth: data.auth ?? null,
+        retrySchedule: data.retry_schedule ?? null,
+        timeoutSeconds: data.timeout_seconds ?? null,
         createdAt,
         updatedAt: createdAt,
         version,
       };
     }
-    case ENDPOINT_EVENT_TYPES.updated: {
-      if (!state) {
-        return null;
-      }
-      const {
-        url,
-        events,
-        secret_ciphertext,
-        rate_limit_per_second,
-        signature_schemes,
-        ordering,
-        filter,
-      } = event.data.changes;
-      return {
-        ...state,
-        url: url ?? state.url,
-        events: events ?? state.events,
-        secretCiphertext: secret_ciphertext ?? state.secretCiphertext,
-        // A secret set by PATCH replaces every secret at once, an overlapping one included.
-        ...(secret_ciphertext !== undefined && {
-          previousSecretCiphertext: null,
-          previousSecretExpiresAt: null,
-        }),
-        rateLimitPerSecond:
-          rate_limit_per_second === undefined ? state.rateLimitPerSecond : rate_limit_per_second,
-        signatureSchemes: signature_schemes ?? state.signatureSchemes,
-        ordering: ordering ?? state.ordering,
-        filter: filter === undefined ? state.filter : filter,
-        updatedAt: new Date(event.data.updated_at),
-        version,
-      };
-    }
+    case ENDPOINT_EVENT_TYPES.updated:
+      return state ? applyUpdate(state, event.data, version) : null;
     case ENDPOINT_EVENT_TYPES.deleted:
       return null;
     case ENDPOINT_EVENT_TYPES.degraded:
@@ -133,4 +114,41 @@ export function applyEndpointEvent(
       };
     }
   }
+}
+
+/** A PATCH: the fields it names change, and only those. */
+function applyUpdate(state: EndpointState, data: EndpointUpdated, version: number): EndpointState {
+  const {
+    url,
+    events,
+    secret_ciphertext,
+    rate_limit_per_second,
+    signature_schemes,
+    ordering,
+    filter,
+    auth,
+    retry_schedule,
+    timeout_seconds,
+  } = data.changes;
+  return {
+    ...state,
+    url: url ?? state.url,
+    events: events ?? state.events,
+    secretCiphertext: secret_ciphertext ?? state.secretCiphertext,
+    // A secret set by PATCH replaces every secret at once, an overlapping one included.
+    ...(secret_ciphertext !== undefined && {
+      previousSecretCiphertext: null,
+      previousSecretExpiresAt: null,
+    }),
+    rateLimitPerSecond:
+      rate_limit_per_second === undefined ? state.rateLimitPerSecond : rate_limit_per_second,
+    signatureSchemes: signature_schemes ?? state.signatureSchemes,
+    ordering: ordering ?? state.ordering,
+    filter: filter === undefined ? state.filter : filter,
+    auth: auth === undefined ? state.auth : auth,
+    retrySchedule: retry_schedule === undefined ? state.retrySchedule : retry_schedule,
+    timeoutSeconds: timeout_seconds === undefined ? state.timeoutSeconds : timeout_seconds,
+    updatedAt: new Date(data.updated_at),
+    version,
+  };
 }

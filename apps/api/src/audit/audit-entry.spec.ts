@@ -33,6 +33,23 @@ function row(type: string, data: Record<string, unknown>, extra: Partial<AuditEv
 }
 
 describe('auditEntryOf', () => {
+  it('shows a registration with auth by its type only, never a part of it (ADR 0048)', () => {
+    const entry = auditEntryOf(
+      row('webhook_endpoint.registered', {
+        endpoint_id: 'wh_1',
+        url: 'https://hooks.example.com/a',
+        events: ['alert.*'],
+        auth: { type: 'basic', username: 'svc-user', secret_ciphertext: 'v1:sealed-password' },
+      }),
+    );
+    expect(entry?.details).toEqual({
+      url: 'https://hooks.example.com/a',
+      events: ['alert.*'],
+      auth_type: 'basic',
+    });
+    expect(JSON.stringify(entry)).not.toMatch(/sealed-password|svc-user/);
+  });
+
   it('shows a registration by its url and events, never its secret', () => {
     const entry = auditEntryOf(
       row('webhook_endpoint.registered', {
@@ -53,7 +70,7 @@ describe('auditEntryOf', () => {
       client_address: '203.0.113.7',
       request_id: 'req-1',
       occurred_at: '2026-11-27T10:00:00.000Z',
-      details: { url: 'https://hooks.example.com/a', events: ['alert.*'] },
+      details: { url: 'https://hooks.example.com/a', events: ['alert.*'], auth_type: null },
     });
     expect(JSON.stringify(entry)).not.toContain('sealed-secret');
   });

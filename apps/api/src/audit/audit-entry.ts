@@ -126,7 +126,12 @@ function replayDetailsOf(data: Fields): Record<string, AuditDetailValue> {
 
 /** Each action's details, each field picked by name. */
 const DETAILS_OF: Record<AuditAction, (data: Fields) => Record<string, AuditDetailValue>> = {
-  'endpoint.registered': (data) => ({ url: textOf(data.url), events: textsOf(data.events) }),
+  'endpoint.registered': (data) => ({
+    url: textOf(data.url),
+    events: textsOf(data.events),
+    // The type only (ADR 0048): what the receiver demands, never a part of it.
+    auth_type: isRecord(data.auth) ? textOf(data.auth.type) : null,
+  }),
   'endpoint.updated': (data) => ({ changes: changedFieldsOf(data.changes) }),
   'endpoint.deleted': () => ({}),
   'endpoint.secret_rotated': (data) => ({

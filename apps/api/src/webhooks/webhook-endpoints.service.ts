@@ -9,6 +9,7 @@ import { SecretCipher } from '@svc/secrets';
 import {
   changeEndpoint,
   checkEndpointFields,
+  checkReceiverAuth,
   decideRegister,
   decideRemove,
   decideUpdate,
@@ -18,6 +19,9 @@ import {
   EndpointState,
   PayloadFilter,
   PrivateNetworkAllowList,
+  receiverAuthCipherContext,
+  SealedReceiverAuth,
+  sealReceiverAuth,
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
@@ -67,6 +71,11 @@ export interface RegisterCommand {
   ordering?: EndpointOrdering;
   /** Absent or null: none. */
   filter?: PayloadFilter | null;
+  /** Absent or null: none. Checked by the rules: only then is it sealed. */
+  auth?: unknown;
+  /** Absent or null: the deployment's. */
+  retry_schedule?: unknown;
+  timeout_seconds?: unknown;
 }
 
 /**
@@ -101,6 +110,9 @@ export class WebhookEndpointsService {
       signatureSchemes: command.signature_schemes,
       ordering: command.ordering,
       filter: command.filter,
+      auth: this.sealedAuth(command.auth, id),
+      retrySchedule: command.retry_schedule as string[] | null | undefined,
+      timeoutSeconds: command.timeout_seconds as number | null | undefined,
     };
     const endpoint = await this.dataSource.transaction(async (manager) => {
       const change = await changeEndpoint(
@@ -127,13 +139,16 @@ export class WebhookEndpointsService {
       changes.rate_limit_per_second === undefined &&
       changes.signature_schemes === undefined &&
       changes.ordering === undefined &&
-      changes.filter === undefined
+      changes.filter === undefined &&
+      changes.auth === undefined &&
+      changes.retry_schedule === undefined &&
+      changes.timeout_seconds === undefined
     ) {
       throw problems.invalidRequest([
         {
           field: '(body)',
           detail:
-            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes, ordering, filter',
+            'name at least one of url, events, secret, rate_limit_per_second, signature_schemes, ordering, filter, auth, retry_schedule, timeout_seconds',
         },
       ]);
     }
@@ -153,6 +168,10 @@ export class WebhookEndpointsService {
           ordering: changes.ordering as EndpointOrdering | undefined,
           // Checked by enforceRules above: a filter that compiles, or null.
           filter: changes.filter as PayloadFilter | null | undefined,
+          auth: changes.auth === undefined ? undefined : this.sealedAuth(changes.auth, current.id),
+          // Checked by enforceRules above: a schedule and a timeout within bounds, or null.
+          retrySchedule: changes.retry_schedule as string[] | null | undefined,
+          timeoutSeconds: changes.timeout_seconds as number | null | undefined,
         },
         current,
         new Date(),
@@ -222,6 +241,19 @@ export class WebhookEndpointsService {
       }
       throw error;
     }
+  }
+
+  /**
+   * The rules passed (enforceRules): the auth the client gave, its secrets sealed for this
+   * endpoint alone (a ciphertext copied to another endpoint's record does not open).
+   */
+  private sealedAuth(raw: unknown, endpointId: string): SealedReceiverAuth | null | undefined {
+    if (raw == null) {
+      return raw;
+    }
+    const { auth } = checkReceiverAuth(raw, new Date(), this.allowList);
+    const context = receiverAuthCipherContext(endpointId);
+    return auth && sealReceiverAuth(auth, (plaintext) => this.cipher.encrypt(plaintext, context));
   }
 
   private enforceRules(fields: EndpointFields): void {

@@ -407,6 +407,7 @@ export interface components {
         | 'tls'
         | 'blocked_address'
         | 'secret_unavailable'
+        | 'auth_token'
         | 'other'
         | null;
       error_message: string | null;
@@ -573,6 +574,7 @@ export interface components {
         | 'tls'
         | 'blocked_address'
         | 'secret_unavailable'
+        | 'auth_token'
         | 'other'
         | null;
       error_message: string | null;
@@ -733,6 +735,77 @@ export interface components {
       filter?: {
         [key: string]: unknown;
       } | null;
+      /**
+       * @description How the receiver is authenticated besides the signature (ADR 0048), one `type` of: `headers`, `basic`, `oauth2_client_credentials`, `mtls`. Every secret is encrypted at rest and never returned. Absent or null: none.
+       * @example {
+       *       "type": "headers",
+       *       "headers": {
+       *         "Authorization": "Splunk <token>"
+       *       }
+       *     }
+       */
+      auth?:
+        | ({
+            /** @enum {string} */
+            type: 'headers';
+            /**
+             * @description Up to 10 headers sent with every delivery, such as {"Authorization": "Splunk <token>"}. Refused: hop-by-hop headers, Host, Expect, User-Agent, Content-*, X-SVC-* and webhook-*. The values are secrets: never returned.
+             * @example {
+             *       "Authorization": "Splunk 2f5c4f1e-0000-4000-8000-000000000000"
+             *     }
+             */
+            headers: {
+              [key: string]: string;
+            };
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'basic';
+            /** @description Without a colon (RFC 7617). */
+            username: string;
+            /** @description Never returned. */
+            password: string;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'oauth2_client_credentials';
+            /**
+             * Format: uri
+             * @description https only; passes the same address rules as the endpoint URL, checked again when the engine connects.
+             */
+            token_url: string;
+            /** @description The client id at the token endpoint. */
+            client_id: string;
+            /** @description Never returned. */
+            client_secret: string;
+            /** @description Sent as `scope` when given. */
+            scope?: string;
+            /** @description Sent as `audience` when given. */
+            audience?: string;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'mtls';
+            /** @description PEM: the client certificate, then any intermediates. */
+            certificate: string;
+            /** @description PEM, unencrypted, matching the certificate. Never returned. */
+            private_key: string;
+          } | null);
+      /**
+       * @description The endpoint's own retry delays (ADR 0048): the waits before attempts 2, 3, ..., each a whole number of seconds, minutes or hours between 1s and 24h; a delivery gets one attempt more than there are entries. null: the deployment's schedule (the specification's 5s, 30s, 5m, 30m, 2h unless the operator changed it). Absent: null.
+       * @example [
+       *       "10s",
+       *       "1m",
+       *       "10m",
+       *       "1h"
+       *     ]
+       */
+      retry_schedule?: string[] | null;
+      /**
+       * @description The endpoint's own attempt timeout in seconds, from connecting to the last byte of the answer (ADR 0048); 10 is the specification's and the ceiling. null: the deployment's. Absent: null.
+       * @example 5
+       */
+      timeout_seconds?: number | null;
     };
     WebhookEndpointResponse: {
       /** @example wh_01jd8x3q9v7k2m4n6p8r0s2t4w */
@@ -806,6 +879,57 @@ export interface components {
       filter: {
         [key: string]: unknown;
       } | null;
+      /** @description How the receiver is authenticated besides the signature (ADR 0048), one `type` of: `headers`, `basic`, `oauth2_client_credentials`, `mtls`. Every secret is encrypted at rest and never returned. The answer shows the type and what is not secret; null when the endpoint has none. */
+      auth:
+        | ({
+            /** @enum {string} */
+            type: 'headers';
+            header_names: string[];
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'basic';
+            username: string;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'oauth2_client_credentials';
+            /** Format: uri */
+            token_url: string;
+            client_id: string;
+            scope: string | null;
+            audience: string | null;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'mtls';
+            /** @description The certificate's subject, such as O=Example, CN=svc-webhooks. */
+            subject: string;
+            /** @description The certificate's issuer. */
+            issuer: string;
+            /**
+             * Format: date-time
+             * @description When the certificate expires: ISO 8601, UTC.
+             */
+            not_after: string;
+            /** @description SHA-256 of the certificate, colon-separated hex. */
+            fingerprint_sha256: string;
+          } | null);
+      /**
+       * @description The endpoint's own retry delays (ADR 0048): the waits before attempts 2, 3, ..., each a whole number of seconds, minutes or hours between 1s and 24h; a delivery gets one attempt more than there are entries. null: the deployment's schedule (the specification's 5s, 30s, 5m, 30m, 2h unless the operator changed it).
+       * @example [
+       *       "10s",
+       *       "1m",
+       *       "10m",
+       *       "1h"
+       *     ]
+       */
+      retry_schedule: string[] | null;
+      /**
+       * @description The endpoint's own attempt timeout in seconds, from connecting to the last byte of the answer (ADR 0048); 10 is the specification's and the ceiling. null: the deployment's.
+       * @example 5
+       */
+      timeout_seconds: number | null;
     };
     EndpointHealth: {
       attempts: number;
@@ -905,6 +1029,57 @@ export interface components {
       filter: {
         [key: string]: unknown;
       } | null;
+      /** @description How the receiver is authenticated besides the signature (ADR 0048), one `type` of: `headers`, `basic`, `oauth2_client_credentials`, `mtls`. Every secret is encrypted at rest and never returned. The answer shows the type and what is not secret; null when the endpoint has none. */
+      auth:
+        | ({
+            /** @enum {string} */
+            type: 'headers';
+            header_names: string[];
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'basic';
+            username: string;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'oauth2_client_credentials';
+            /** Format: uri */
+            token_url: string;
+            client_id: string;
+            scope: string | null;
+            audience: string | null;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'mtls';
+            /** @description The certificate's subject, such as O=Example, CN=svc-webhooks. */
+            subject: string;
+            /** @description The certificate's issuer. */
+            issuer: string;
+            /**
+             * Format: date-time
+             * @description When the certificate expires: ISO 8601, UTC.
+             */
+            not_after: string;
+            /** @description SHA-256 of the certificate, colon-separated hex. */
+            fingerprint_sha256: string;
+          } | null);
+      /**
+       * @description The endpoint's own retry delays (ADR 0048): the waits before attempts 2, 3, ..., each a whole number of seconds, minutes or hours between 1s and 24h; a delivery gets one attempt more than there are entries. null: the deployment's schedule (the specification's 5s, 30s, 5m, 30m, 2h unless the operator changed it).
+       * @example [
+       *       "10s",
+       *       "1m",
+       *       "10m",
+       *       "1h"
+       *     ]
+       */
+      retry_schedule: string[] | null;
+      /**
+       * @description The endpoint's own attempt timeout in seconds, from connecting to the last byte of the answer (ADR 0048); 10 is the specification's and the ceiling. null: the deployment's.
+       * @example 5
+       */
+      timeout_seconds: number | null;
       /** @description With `include=health` only. */
       health?: components['schemas']['EndpointHealth'];
     };
@@ -975,6 +1150,77 @@ export interface components {
       filter?: {
         [key: string]: unknown;
       } | null;
+      /**
+       * @description How the receiver is authenticated besides the signature (ADR 0048), one `type` of: `headers`, `basic`, `oauth2_client_credentials`, `mtls`. Every secret is encrypted at rest and never returned. A new value replaces the whole of it, secrets included; null removes it; absent keeps it.
+       * @example {
+       *       "type": "headers",
+       *       "headers": {
+       *         "Authorization": "Splunk <token>"
+       *       }
+       *     }
+       */
+      auth?:
+        | ({
+            /** @enum {string} */
+            type: 'headers';
+            /**
+             * @description Up to 10 headers sent with every delivery, such as {"Authorization": "Splunk <token>"}. Refused: hop-by-hop headers, Host, Expect, User-Agent, Content-*, X-SVC-* and webhook-*. The values are secrets: never returned.
+             * @example {
+             *       "Authorization": "Splunk 2f5c4f1e-0000-4000-8000-000000000000"
+             *     }
+             */
+            headers: {
+              [key: string]: string;
+            };
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'basic';
+            /** @description Without a colon (RFC 7617). */
+            username: string;
+            /** @description Never returned. */
+            password: string;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'oauth2_client_credentials';
+            /**
+             * Format: uri
+             * @description https only; passes the same address rules as the endpoint URL, checked again when the engine connects.
+             */
+            token_url: string;
+            /** @description The client id at the token endpoint. */
+            client_id: string;
+            /** @description Never returned. */
+            client_secret: string;
+            /** @description Sent as `scope` when given. */
+            scope?: string;
+            /** @description Sent as `audience` when given. */
+            audience?: string;
+          } | null)
+        | ({
+            /** @enum {string} */
+            type: 'mtls';
+            /** @description PEM: the client certificate, then any intermediates. */
+            certificate: string;
+            /** @description PEM, unencrypted, matching the certificate. Never returned. */
+            private_key: string;
+          } | null);
+      /**
+       * @description The endpoint's own retry delays (ADR 0048): the waits before attempts 2, 3, ..., each a whole number of seconds, minutes or hours between 1s and 24h; a delivery gets one attempt more than there are entries. null: the deployment's schedule (the specification's 5s, 30s, 5m, 30m, 2h unless the operator changed it). null goes back to the deployment's; absent keeps it. Retries already scheduled take the new one from their next attempt.
+       * @example [
+       *       "10s",
+       *       "1m",
+       *       "10m",
+       *       "1h"
+       *     ]
+       */
+      retry_schedule?: string[] | null;
+      /**
+       * @description The endpoint's own attempt timeout in seconds, from connecting to the last byte of the answer (ADR 0048); 10 is the specification's and the ceiling. null: the deployment's. null goes back to the deployment's; absent keeps it.
+       * @example 5
+       */
+      timeout_seconds?: number | null;
     };
     RecoverWebhookRequest: {
       /**

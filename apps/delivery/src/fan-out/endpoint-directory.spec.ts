@@ -2,7 +2,9 @@ import { Logger } from '@nestjs/common';
 import { SecretCipher } from '@svc/secrets';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { receiverAuthCipherContext, sealReceiverAuth } from '@svc/webhook-endpoints';
 import {
+  attemptPolicyOf,
   DirectoryEndpoint,
   EndpointDirectory,
   filterAdmits,
@@ -30,6 +32,45 @@ function stubDataSource() {
 }
 
 describe('EndpointDirectory', () => {
+  it("opens each endpoint's auth with its own context, and carries its attempt policy and timeout (ADR 0048)", async () => {
+    const db = stubDataSource();
+    const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });
+    const basic = { type: 'basic' as const, username: 'svc', password: 'pw-of-wh_auth' };
+    const sealedFor = (id: string) =>
+      sealReceiverAuth(basic, (plain) => cipher.encrypt(plain, receiverAuthCipherContext(id)));
+    const loaded = directory.subscribers('ten_1', 'alert.created');
+    db.answer([
+      {
+        ...row('wh_auth', ['alert.*']),
+        auth: sealedFor('wh_auth'),
+        retrySchedule: ['10s', '2m'],
+        timeoutSeconds: 3,
+        version: 7,
+      },
+      // Sealed for another endpoint, copied here: it must not open.
+      { ...row('wh_copied', ['alert.*']), auth: sealedFor('wh_auth') },
+      { ...row('wh_plain', ['alert.*']), auth: null, retrySchedule: null, timeoutSeconds: null },
+    ]);
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const [withAuth, copied, plain] = await loaded;
+    error.mockRestore();
+    expect(withAuth).toMatchObject({
+      auth: basic,
+      attemptPolicy: { retryScheduleMs: [10_000, 120_000], maxAttempts: 3 },
+      timeoutMs: 3000,
+      version: 7,
+    });
+    expect(copied.auth).toBe('unreadable');
+    expect(plain).toMatchObject({ auth: null, attemptPolicy: null, timeoutMs: null });
+  });
+
+  it('makes a retry schedule an attempt policy with one attempt more than its delays', () => {
+    expect(attemptPolicyOf(['1s', '30m', '24h'])).toEqual({
+      retryScheduleMs: [1000, 1_800_000, 86_400_000],
+      maxAttempts: 4,
+    });
+  });
+
   it('finds subscribers by exact type and family wildcard, with decrypted secrets', async () => {
     const db = stubDataSource();
     const directory = new EndpointDirectory(db.dataSource, cipher, { ttlMs: DIRECTORY_TTL_MS });

@@ -7,7 +7,10 @@ import {
   compileFilter,
   EndpointEnvironment,
   EndpointStatus,
+  openReceiverAuth,
   type ReceiverAuth,
+  receiverAuthCipherContext,
+  retryDelayMs,
   WebhookEndpointRecord,
 } from '@svc/webhook-endpoints';
 import { DataSource } from 'typeorm';
@@ -70,6 +73,17 @@ const MATCHES_NOTHING: CompiledFilter = Object.freeze({
 /** Whether the event passes the endpoint's payload filter; an endpoint without one takes all. */
 export function filterAdmits(endpoint: DirectoryEndpoint, envelope: unknown): boolean {
   return endpoint.filter === null || endpoint.filter.matches(envelope);
+}
+
+/**
+ * An endpoint's own retry schedule as the attempt policy (ADR 0048): one attempt more than there
+ * are delays, so that every delay is used once and none repeats.
+ */
+export function attemptPolicyOf(retrySchedule: readonly string[]): AttemptPolicy {
+  return {
+    retryScheduleMs: retrySchedule.map(retryDelayMs),
+    maxAttempts: retrySchedule.length + 1,
+  };
 }
 
 /** The secrets that sign a delivery sent at `now`: the newest first, then any still overlapping. */
@@ -206,9 +220,9 @@ export class EndpointDirectory {
       filter: this.compiledFilterOf(row),
       environment: row.environment,
       version: row.version,
-      auth: null,
-      attemptPolicy: null,
-      timeoutMs: null,
+      auth: this.openedAuth(row),
+      attemptPolicy: row.retrySchedule ? attemptPolicyOf(row.retrySchedule) : null,
+      timeoutMs: row.timeoutSeconds ? row.timeoutSeconds * 1000 : null,
     };
   }
 
@@ -236,6 +250,22 @@ export class EndpointDirectory {
       );
     }
     return MATCHES_NOTHING;
+  }
+
+  /** Opened once per load of the endpoint, like the signing secret (ADR 0048). */
+  private openedAuth(row: WebhookEndpointRecord): DirectoryEndpoint['auth'] {
+    if (row.auth == null) {
+      return null;
+    }
+    const context = receiverAuthCipherContext(row.id);
+    try {
+      return openReceiverAuth(row.auth, (sealed) => this.cipher.decrypt(sealed, context));
+    } catch (error) {
+      this.logger.error(
+        `cannot decrypt the receiver auth of ${row.id}: ${(error as Error).message}`,
+      );
+      return 'unreadable';
+    }
   }
 
   private previousSecretOf(row: WebhookEndpointRecord): DirectoryEndpoint['previousSecret'] {

@@ -21,6 +21,7 @@ import { EndpointOrdering1765000100000 } from './1765000100000-endpoint-ordering
 import { OrderedDeliveries1765000200000 } from './1765000200000-ordered-deliveries';
 import { EndpointFilters1765000300000 } from './1765000300000-endpoint-filters';
 import { AuditTrailIndex1765000400000 } from './1765000400000-audit-trail-index';
+import { EndpointReceiverAuth1765000500000 } from './1765000500000-endpoint-receiver-auth';
 
 /** Every migration in order. The schema comes from these only; `synchronize` stays off. */
 export const MIGRATIONS = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   OrderedDeliveries1765000200000,
   EndpointFilters1765000300000,
   AuditTrailIndex1765000400000,
+  EndpointReceiverAuth1765000500000,
 ];
 
 /** The audit trail's query must name exactly these types to be served by events_audit_idx. */

@@ -2,6 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { EndpointOrdering, EventSubscription, SignatureScheme } from '@svc/contracts';
 import type { EndpointEnvironment, EndpointStatus, PayloadFilter } from '../endpoint-events';
 import type { EndpointState } from '../endpoint-state';
+import type { SealedReceiverAuth } from '../receiver-auth/receiver-auth';
 
 /** The endpoint projection: one row per live endpoint, derived from its event stream only. */
 @Entity({ name: 'webhook_endpoints' })
@@ -54,6 +55,18 @@ export class WebhookEndpointRecord implements EndpointState {
   /** ADR 0046; null when the endpoint takes every event of its types. */
   @Column({ type: 'jsonb', nullable: true })
   filter!: PayloadFilter | null;
+
+  /** ADR 0048; the secret parts sealed, as in the log. Null: no authentication beyond signatures. */
+  @Column({ type: 'jsonb', nullable: true })
+  auth!: SealedReceiverAuth | null;
+
+  /** ADR 0048; null: the deployment's schedule. */
+  @Column({ name: 'retry_schedule', type: 'text', array: true, nullable: true })
+  retrySchedule!: string[] | null;
+
+  /** ADR 0048; null: the deployment's timeout. */
+  @Column({ name: 'timeout_seconds', type: 'smallint', nullable: true })
+  timeoutSeconds!: number | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

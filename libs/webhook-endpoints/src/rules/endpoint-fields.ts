@@ -7,6 +7,8 @@ import {
   SIGNATURE_SCHEMES,
 } from '@svc/contracts';
 import { compileFilter } from '../filters';
+import { checkReceiverAuth } from '../receiver-auth/check-receiver-auth';
+import { checkRetrySchedule, checkTimeoutSeconds } from './delivery-policy';
 import { checkEndpointUrl, PrivateNetworkAllowList } from './endpoint-url';
 import { RuleViolation } from './rule-violation';
 
@@ -131,12 +133,19 @@ export interface EndpointFields {
   ordering?: string;
   /** Any JSON, checked by checkFilter; null: no filter. */
   filter?: unknown;
+  /** Any JSON, checked by checkReceiverAuth (ADR 0048); null: none. */
+  auth?: unknown;
+  /** Any JSON, checked by checkRetrySchedule; null: the deployment's. */
+  retry_schedule?: unknown;
+  /** Any JSON, checked by checkTimeoutSeconds; null: the deployment's. */
+  timeout_seconds?: unknown;
 }
 
 /** Every rule on the fields present; the caller decides which fields are required. */
 export function checkEndpointFields(
   fields: EndpointFields,
   allowList: PrivateNetworkAllowList,
+  now: Date = new Date(),
 ): RuleViolation[] {
   const violations: RuleViolation[] = [];
   if (fields.url !== undefined) {
@@ -162,6 +171,15 @@ export function checkEndpointFields(
   }
   if (fields.filter != null) {
     violations.push(...checkFilter(fields.filter));
+  }
+  if (fields.auth != null) {
+    violations.push(...checkReceiverAuth(fields.auth, now, allowList).violations);
+  }
+  if (fields.retry_schedule != null) {
+    violations.push(...checkRetrySchedule(fields.retry_schedule));
+  }
+  if (fields.timeout_seconds != null) {
+    violations.push(...checkTimeoutSeconds(fields.timeout_seconds));
   }
   return violations;
 }

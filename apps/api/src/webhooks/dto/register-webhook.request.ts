@@ -20,6 +20,11 @@ import {
 } from '@svc/webhook-endpoints';
 import { Transform } from 'class-transformer';
 import {
+  AUTH_REQUEST_PROPERTY,
+  RETRY_SCHEDULE_PROPERTY,
+  TIMEOUT_SECONDS_PROPERTY,
+} from './delivery-policy.properties';
+import {
   Allow,
   ArrayMaxSize,
   IsArray,
@@ -80,7 +85,7 @@ export const FILTER_PROPERTY = {
 } as const;
 
 /**
- * The filter exactly as parsed, not class-transformer's copy of it (which rebuilds nested objects
+ * The filter (and the other fields whose rules are the library's) exactly as parsed, not class-transformer's copy of it (which rebuilds nested objects
  * and skips keys such as `__proto__`): the rules, the log and the engines get the client's JSON.
  * Its shape and rules are checkFilter's, so that every problem names its path in the filter.
  */
@@ -170,4 +175,30 @@ export class RegisterWebhookRequest {
   @AsParsedFilter()
   @Allow()
   filter?: PayloadFilter | null;
+
+  @ApiPropertyOptional({
+    ...AUTH_REQUEST_PROPERTY,
+    description: `${AUTH_REQUEST_PROPERTY.description} Absent or null: none.`,
+  })
+  // As parsed, like the filter: the shape and the rules are checkReceiverAuth's, each problem
+  // naming its path (auth.headers.Host).
+  @AsParsedFilter()
+  @Allow()
+  auth?: unknown;
+
+  @ApiPropertyOptional({
+    ...RETRY_SCHEDULE_PROPERTY,
+    description: `${RETRY_SCHEDULE_PROPERTY.description} Absent: null.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  retry_schedule?: unknown;
+
+  @ApiPropertyOptional({
+    ...TIMEOUT_SECONDS_PROPERTY,
+    description: `${TIMEOUT_SECONDS_PROPERTY.description} Absent: null.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  timeout_seconds?: unknown;
 }

@@ -30,11 +30,17 @@ import {
   SIGNATURE_SCHEMES_MAX_ENTRIES,
   SIGNATURE_SCHEMES_PROPERTY,
 } from './register-webhook.request';
+import {
+  AUTH_REQUEST_PROPERTY,
+  RETRY_SCHEDULE_PROPERTY,
+  TIMEOUT_SECONDS_PROPERTY,
+} from './delivery-policy.properties';
 
 /**
  * Absent means "keep"; null is not a value of these fields and is refused, naming the field
  * (IsOptional would let it through to the rules as if it were a value). The exceptions are
- * `rate_limit_per_second` and `filter`, where null is a value: no limit, no filter.
+ * `rate_limit_per_second`, `filter`, `auth`, `retry_schedule` and `timeout_seconds`, where null
+ * is a value: no limit, no filter, none, the deployment's.
  */
 const IfPresent = () => ValidateIf((_: unknown, value: unknown) => value !== undefined);
 const NOT_NULL = { message: 'must not be null; leave the field out to keep its value' };
@@ -113,4 +119,28 @@ export class UpdateWebhookRequest {
   @AsParsedFilter()
   @Allow()
   filter?: PayloadFilter | null;
+
+  @ApiPropertyOptional({
+    ...AUTH_REQUEST_PROPERTY,
+    description: `${AUTH_REQUEST_PROPERTY.description} A new value replaces the whole of it, secrets included; null removes it; absent keeps it.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  auth?: unknown;
+
+  @ApiPropertyOptional({
+    ...RETRY_SCHEDULE_PROPERTY,
+    description: `${RETRY_SCHEDULE_PROPERTY.description} null goes back to the deployment's; absent keeps it. Retries already scheduled take the new one from their next attempt.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  retry_schedule?: unknown;
+
+  @ApiPropertyOptional({
+    ...TIMEOUT_SECONDS_PROPERTY,
+    description: `${TIMEOUT_SECONDS_PROPERTY.description} null goes back to the deployment's; absent keeps it.`,
+  })
+  @AsParsedFilter()
+  @Allow()
+  timeout_seconds?: unknown;
 }

@@ -8,9 +8,20 @@ import {
   type SignatureScheme,
 } from '@svc/contracts';
 import { PageQuery } from '@svc/http';
-import type { EndpointState, EndpointStatus, PayloadFilter } from '@svc/webhook-endpoints';
+import {
+  type EndpointState,
+  type EndpointStatus,
+  type PayloadFilter,
+  type ReceiverAuthView,
+  receiverAuthView,
+} from '@svc/webhook-endpoints';
 import { IsIn, IsOptional } from 'class-validator';
 import { EndpointHealth } from '../../endpoint-stats/endpoint-health';
+import {
+  AUTH_VIEW_PROPERTY,
+  RETRY_SCHEDULE_PROPERTY,
+  TIMEOUT_SECONDS_PROPERTY,
+} from './delivery-policy.properties';
 import { FILTER_PROPERTY } from './register-webhook.request';
 
 /** The webhook endpoint resource of spec 2.1, without its secret. */
@@ -75,6 +86,15 @@ export class WebhookEndpointResponse {
   })
   filter!: PayloadFilter | null;
 
+  @ApiProperty(AUTH_VIEW_PROPERTY)
+  auth!: ReceiverAuthView | null;
+
+  @ApiProperty(RETRY_SCHEDULE_PROPERTY)
+  retry_schedule!: string[] | null;
+
+  @ApiProperty(TIMEOUT_SECONDS_PROPERTY)
+  timeout_seconds!: number | null;
+
   static of(this: void, endpoint: EndpointState): WebhookEndpointResponse {
     return {
       id: endpoint.id,
@@ -85,6 +105,9 @@ export class WebhookEndpointResponse {
       signature_schemes: endpoint.signatureSchemes,
       ordering: endpoint.ordering,
       filter: endpoint.filter,
+      auth: endpoint.auth && receiverAuthView(endpoint.auth),
+      retry_schedule: endpoint.retrySchedule,
+      timeout_seconds: endpoint.timeoutSeconds,
       // Left out, not null, when no overlap runs, so a registration answers exactly spec 4.1.
       ...(endpoint.previousSecretExpiresAt &&
         endpoint.previousSecretExpiresAt.getTime() > Date.now() && {
