@@ -69,3 +69,37 @@ describe('fairness between tenants (ADR 0032)', () => {
     );
   });
 });
+
+describe('the egress proxy (ADR 0048)', () => {
+  it('is off by default and reads http://[user:pass@]host:port', () => {
+    expect(loadSections(engine, {}).delivery.proxyUrl).toBeUndefined();
+    expect(
+      loadSections(engine, { DELIVERY_PROXY_URL: 'http://egress:s3cret@proxy.internal:3128' })
+        .delivery.proxyUrl,
+    ).toBe('http://egress:s3cret@proxy.internal:3128');
+    expect(
+      loadSections(engine, { DELIVERY_PROXY_URL: 'http://10.0.0.5:3128/' }).delivery.proxyUrl,
+    ).toBe('http://10.0.0.5:3128/');
+  });
+
+  it('refuses https, a path and what is not a URL, without repeating the password', () => {
+    const problem = (value: string) => {
+      try {
+        loadSections(engine, { DELIVERY_PROXY_URL: value });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error(`${value} was accepted`);
+    };
+    expect(problem('https://u:hunter2@proxy.internal:3128')).toMatch(
+      /DELIVERY_PROXY_URL.*must be an http:\/\/ URL: the CONNECT goes to the proxy in clear/,
+    );
+    expect(problem('http://u:hunter2@proxy.internal:3128/egress')).toMatch(/without a path/);
+    expect(problem('http://proxy.internal:3128/?x=1')).toMatch(/without a path/);
+    expect(problem('proxy.internal:3128')).toMatch(/DELIVERY_PROXY_URL/);
+    expect(problem('not a url')).toMatch(/is not a URL/);
+    for (const value of ['https://u:hunter2@proxy.internal:3128', 'http://u:hunter2@p:1/x']) {
+      expect(problem(value)).not.toContain('hunter2');
+    }
+  });
+});

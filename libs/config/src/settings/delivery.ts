@@ -39,6 +39,11 @@ export interface DeliverySettings {
   schedulerIntervalMs: number;
   /** PEM file of CAs trusted besides the system ones (tests use their own CA). */
   extraCaFile?: string;
+  /**
+   * `http://[user:pass@]host:port`: every connection of the engine (deliveries, OAuth token
+   * requests) goes through this proxy's CONNECT tunnels (ADR 0048); absent: straight out.
+   */
+  proxyUrl?: string;
   /** Fairness between tenants: hot-tenant lanes (ADR 0032). */
   fairness: FairnessSettings;
 }
@@ -66,6 +71,44 @@ const tenantWeights = z
       weights[match[1]] = weight;
     }
     return weights;
+  });
+
+/**
+ * The egress proxy's URL (ADR 0048). `http` only: the engine asks the proxy for a tunnel with a
+ * CONNECT request in clear and then speaks TLS with the receiver inside that tunnel, end to end,
+ * so the proxy never sees a delivery; TLS to the proxy itself would only wrap TLS in TLS. No path,
+ * query or fragment: a CONNECT proxy is a host and a port. Messages never repeat the value (it may
+ * hold the proxy's password).
+ */
+const proxyUrl = z
+  .string()
+  .min(1)
+  .optional()
+  .superRefine((raw, ctx) => {
+    if (raw === undefined) return;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not a URL such as http://proxy.internal:3128' });
+      return;
+    }
+    if (parsed.protocol !== 'http:') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be an http:// URL: the CONNECT goes to the proxy in clear and TLS to the receiver runs inside the tunnel',
+      });
+    }
+    if (parsed.hostname === '') {
+      ctx.addIssue({ code: 'custom', message: 'must name the proxy host' });
+    }
+    if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be http://[user:pass@]host:port, without a path',
+      });
+    }
   });
 
 const DELIVERY_TIMEOUT = setting(
@@ -104,6 +147,10 @@ export const delivery = section({
       optionalText('file path'),
       'PEM file of CAs trusted besides the system ones (tests, the local stack)',
     ),
+    DELIVERY_PROXY_URL: setting(
+      { schema: proxyUrl, default: 'none', format: '`http://[user:pass@]host:port`' },
+      'CONNECT proxy for all outgoing connections, deliveries and OAuth token requests (ADR 0048); absent: direct',
+    ),
   },
   build: (values): { delivery: Omit<DeliverySettings, 'timeoutMs' | 'fairness'> } => ({
     delivery: {
@@ -113,6 +160,7 @@ export const delivery = section({
       maxConcurrencyPerEndpoint: values.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT,
       schedulerIntervalMs: values.DELIVERY_SCHEDULER_INTERVAL,
       extraCaFile: values.DELIVERY_EXTRA_CA_FILE,
+      proxyUrl: values.DELIVERY_PROXY_URL,
     },
   }),
 });

@@ -55,6 +55,20 @@ describe('errorKindOf', () => {
       'connection_refused',
     );
   });
+
+  it('counts a failed token request as auth_token, whatever caused it (ADR 0048)', () => {
+    const tokenError = (cause?: unknown) =>
+      Object.assign(new Error('token endpoint unreachable', { cause }), {
+        name: 'TokenRequestError',
+      });
+    expect(errorKindOf(tokenError())).toBe('auth_token');
+    expect(errorKindOf(tokenError(withCode('ECONNREFUSED')))).toBe('auth_token');
+    expect(
+      errorKindOf(tokenError(Object.assign(new Error('b'), { name: 'BlockedAddressError' }))),
+    ).toBe('auth_token');
+    // Only the outer error decides: a receiver's own failure is still its own.
+    expect(errorKindOf(new Error('x', { cause: withCode('ECONNRESET') }))).toBe('connection_reset');
+  });
 });
 
 describe('parseRetryAfter (RFC 9110 10.2.3)', () => {

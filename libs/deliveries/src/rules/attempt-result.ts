@@ -9,6 +9,8 @@ export type AttemptErrorKind =
   | 'tls'
   | 'blocked_address'
   | 'secret_unavailable'
+  /** The receiver's OAuth token could not be had (ADR 0048): the token endpoint's failure. */
+  | 'auth_token'
   | 'other';
 
 export const ATTEMPT_ERROR_KINDS: readonly AttemptErrorKind[] = [
@@ -21,6 +23,7 @@ export const ATTEMPT_ERROR_KINDS: readonly AttemptErrorKind[] = [
   'tls',
   'blocked_address',
   'secret_unavailable',
+  'auth_token',
   'other',
 ];
 
@@ -101,6 +104,11 @@ export function errorKindOf(error: unknown): AttemptErrorKind {
     const { code, name } = current as { code?: unknown; name?: unknown };
     if (name === 'TimeoutError' || name === 'AbortError') {
       return 'timeout';
+    }
+    // Before whatever caused it: a token endpoint that was unreachable or blocked is the token's
+    // failure, not the receiver's (ADR 0048).
+    if (name === 'TokenRequestError') {
+      return 'auth_token';
     }
     if (name === 'BlockedAddressError') {
       return 'blocked_address';
