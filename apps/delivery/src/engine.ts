@@ -22,6 +22,8 @@ import { Dispatcher } from './dispatch/dispatcher';
 import { PostgresRateWindows } from './adapters/postgres/rate-windows';
 import { EndpointRateLimiter } from './dispatch/endpoint-rate-limiter';
 import { HttpSender } from './dispatch/http-sender';
+import { OAuthTokenCache } from './dispatch/receiver-auth/oauth-token-cache';
+import { ReceiverCredentials } from './dispatch/receiver-auth/receiver-credentials';
 import { SigningKeyring } from './dispatch/signing-keyring';
 import { ENGINE_TUNING, EngineTuning } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
@@ -94,7 +96,13 @@ export function buildEngine(
     allowList: new PrivateNetworkAllowList(config.webhooks.allowedPrivateCidrs),
     extraCaFile: delivery.extraCaFile,
     connectionsPerOrigin: delivery.maxConcurrencyPerEndpoint,
+    proxyUrl: delivery.proxyUrl,
   });
+  // Receivers' credentials (ADR 0048). Token requests go through the sender's shared pool (its
+  // SSRF checks, trust store and proxy), so `sender.close()` closes their connections too.
+  const credentials = new ReceiverCredentials(
+    new OAuthTokenCache({ dispatcher: sender.sharedDispatcher, timeoutMs: delivery.timeoutMs }),
+  );
   const limits = new ConcurrencyLimits(
     delivery.maxConcurrency,
     delivery.maxConcurrencyPerEndpoint,
@@ -122,6 +130,7 @@ export function buildEngine(
     { retryScheduleMs: delivery.retryScheduleMs, maxAttempts: delivery.maxAttempts },
     health,
     keyring,
+    credentials,
   );
   const parts: Omit<SharedParts, 'scheduler'> = {
     config,

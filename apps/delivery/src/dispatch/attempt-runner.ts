@@ -10,6 +10,7 @@ import {
   AttemptPolicy,
   AttemptResult,
   decideAttempted,
+  errorKindOf,
   DeliveryConclusion,
   DeliveryIdentity,
   DeliveryState,
@@ -26,7 +27,13 @@ import { DeliveryMetrics } from '../delivery-metrics';
 import { DirectoryEndpoint, signingSecretsOf } from '../fan-out/endpoint-directory';
 import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
 import type { RecordingHealth } from '../recording/recording-health';
-import { HttpSender } from './http-sender';
+import type { ReceiverAuth } from '@svc/webhook-endpoints';
+import { AttemptOptions, HttpSender } from './http-sender';
+import {
+  AttemptCredentials,
+  ReceiverCredentials,
+  withExtraHeaders,
+} from './receiver-auth/receiver-credentials';
 import type { SigningKeyring } from './signing-keyring';
 
 /** One attempt to make: which delivery, to which endpoint, with which exact body. */
@@ -63,6 +70,8 @@ export class AttemptRunner {
     private readonly policy: AttemptPolicy,
     private readonly health: Pick<RecordingHealth, 'healthy' | 'whenHealthy'>,
     private readonly keyring: Pick<SigningKeyring, 'currentSigningKeys'>,
+    /** The receivers' credentials beyond the signature (ADR 0048). */
+    private readonly credentials: Pick<ReceiverCredentials, 'forAttempt' | 'afterRefusal'>,
   ) {}
 
   /**
@@ -147,18 +156,19 @@ export class AttemptRunner {
   private async send(order: AttemptOrder, attempt: number): Promise<AttemptResult> {
     const now = new Date();
     const sentAt = Math.floor(now.getTime() / 1000);
+    const { endpoint } = order;
+    if (endpoint.auth === 'unreadable') {
+      return notSent(
+        'secret_unavailable',
+        "the receiver's credentials cannot be decrypted with the configured keys",
+        0,
+      );
+    }
     // Encoded once: the bytes every signature covers are the bytes sent.
     const body = Buffer.from(order.body, 'utf8');
     const signatures = this.signatureHeaders(order, body, now);
     if ('unsigned' in signatures) {
-      return {
-        succeeded: false,
-        statusCode: null,
-        errorKind: 'secret_unavailable',
-        errorMessage: signatures.unsigned,
-        latencyMs: 0,
-        responseExcerpt: null,
-      };
+      return notSent('secret_unavailable', signatures.unsigned, 0);
     }
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -179,16 +189,64 @@ export class AttemptRunner {
     }
     this.metrics.inFlight.inc();
     try {
-      return await this.sender.post(order.endpoint.url, body, headers);
+      // Without `auth`, today's path: no credentials, no promise more (ADR 0048).
+      return endpoint.auth === null
+        ? await this.sender.post(
+            endpoint.url,
+            body,
+            headers,
+            endpoint.timeoutMs === null ? undefined : { timeoutMs: endpoint.timeoutMs },
+          )
+        : await this.sendAuthenticated(endpoint, endpoint.auth, body, headers);
     } finally {
       this.metrics.inFlight.dec();
     }
   }
 
+  /**
+   * The POST with the receiver's credentials (ADR 0048). An OAuth token the receiver refuses
+   * (401) is dropped and the POST made once more with a fresh one, within this attempt: its
+   * result is the second exchange's, its latency both's. A token that cannot be had fails the
+   * attempt as `auth_token`, nothing sent.
+   */
+  private async sendAuthenticated(
+    endpoint: DirectoryEndpoint,
+    auth: ReceiverAuth,
+    body: Buffer,
+    headers: Record<string, string>,
+  ): Promise<AttemptResult> {
+    const started = performance.now();
+    const post = (credentials: AttemptCredentials) =>
+      this.sender.post(endpoint.url, body, withExtraHeaders(headers, credentials.headers), {
+        timeoutMs: endpoint.timeoutMs ?? undefined,
+        clientCertificate: credentials.clientCertificate,
+      } satisfies AttemptOptions);
+    let credentials: AttemptCredentials;
+    try {
+      credentials = await this.credentials.forAttempt(endpoint, auth);
+    } catch (error) {
+      return tokenFailure(error, started);
+    }
+    const first = await post(credentials);
+    const refreshing =
+      first.statusCode === 401 && this.credentials.afterRefusal(endpoint, auth, credentials);
+    if (!refreshing) {
+      return first;
+    }
+    try {
+      credentials = await refreshing;
+    } catch (error) {
+      return tokenFailure(error, started);
+    }
+    const second = await post(credentials);
+    return { ...second, latencyMs: first.latencyMs + second.latencyMs };
+  }
+
   private async record(order: AttemptOrder, result: AttemptResult): Promise<AttemptReceipt> {
     const { identity } = order;
     const { event, conclusion, concernsEndpoint } = decideAttempted(
-      { identity, result, policy: this.policy },
+      // The endpoint's own schedule and attempts when it has them (ADR 0048).
+      { identity, result, policy: order.endpoint.attemptPolicy ?? this.policy },
       order.before,
       new Date(),
     );
@@ -225,4 +283,29 @@ export class AttemptRunner {
       ? { committed: true, state: receipt.state, conclusion, result }
       : { committed: false, conclusion, result };
   }
+}
+
+/** An attempt that sent nothing: no status, no answer. */
+function notSent(
+  errorKind: AttemptResult['errorKind'],
+  errorMessage: string,
+  latencyMs: number,
+): AttemptResult {
+  return {
+    succeeded: false,
+    statusCode: null,
+    errorKind,
+    errorMessage,
+    latencyMs,
+    responseExcerpt: null,
+  };
+}
+
+/** The receiver's token could not be had: `auth_token`, with the token endpoint's story. */
+function tokenFailure(error: unknown, started: number): AttemptResult {
+  return notSent(
+    errorKindOf(error),
+    error instanceof Error ? error.message : String(error),
+    Math.round(performance.now() - started),
+  );
 }

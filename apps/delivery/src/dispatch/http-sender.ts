@@ -2,9 +2,15 @@ import { Logger } from '@nestjs/common';
 import { AttemptResult } from '@svc/deliveries';
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { Agent, type Dispatcher } from 'undici';
 import { AttemptExchange, findBlockedAddress } from './attempt-exchange';
+import { egressProxyConnector } from './egress-proxy-connector';
+import {
+  type ClientCertificate,
+  ClientCertificatePools,
+  DEFAULT_MAX_CLIENT_CERTIFICATE_POOLS,
+} from './receiver-auth/client-certificate-pools';
 import { safeConnector } from './safe-connector';
 
 export interface HttpSenderOptions {
@@ -17,6 +23,21 @@ export interface HttpSenderOptions {
    * resolved to, never the URL's path or query); the engine's log by default.
    */
   onBlockedAddress?: (blocked: { host: string; addresses: string[]; detail: string }) => void;
+  /**
+   * `http://[user:pass@]host:port` (DELIVERY_PROXY_URL): every connection goes through this
+   * proxy's CONNECT tunnels, to the address the SSRF rules checked (ADR 0048).
+   */
+  proxyUrl?: string;
+  /** mTLS endpoint versions with a pool of their own at once (least recently used out). */
+  maxClientCertificatePools?: number;
+}
+
+/** What an attempt may ask beyond the sender's defaults (ADR 0048). */
+export interface AttemptOptions {
+  /** The endpoint's own budget instead of the sender's `timeoutMs`. */
+  timeoutMs?: number;
+  /** Connect with this client certificate, through the endpoint version's own pool. */
+  clientCertificate?: ClientCertificate;
 }
 
 const logger = new Logger('HttpSender');
@@ -28,21 +49,55 @@ const logger = new Logger('HttpSender');
  */
 export class HttpSender {
   private readonly agent: Agent;
+  /** The extra CA's PEM, for the contexts of client certificates too. */
+  private readonly extraCa: string | undefined;
+  private readonly clientCertificatePools: ClientCertificatePools;
 
   constructor(private readonly options: HttpSenderOptions) {
+    this.extraCa = options.extraCaFile ? readFileSync(options.extraCaFile, 'utf8') : undefined;
     // One TLS context for every connection: handed `ca` instead, Node would build a context per
     // connection, parsing the whole trust store each time (about 20 ms of CPU and 1 MiB each).
-    const secureContext = options.extraCaFile
-      ? createSecureContext({
-          ca: [...rootCertificates, readFileSync(options.extraCaFile, 'utf8')],
-        })
+    const secureContext = this.extraCa
+      ? createSecureContext({ ca: [...rootCertificates, this.extraCa] })
       : undefined;
-    this.agent = new Agent({
-      connect: safeConnector(options.allowList, { secureContext }),
-      connections: options.connectionsPerOrigin,
+    this.agent = this.agentWith(secureContext);
+    this.clientCertificatePools = new ClientCertificatePools(
+      // One context per pool, made once: the trust store and the endpoint's certificate.
+      ({ certificate, privateKey }) =>
+        this.agentWith(
+          createSecureContext({
+            ...(this.extraCa ? { ca: [...rootCertificates, this.extraCa] } : {}),
+            cert: certificate,
+            key: privateKey,
+          }),
+        ),
+      options.maxClientCertificatePools ?? DEFAULT_MAX_CLIENT_CERTIFICATE_POOLS,
+    );
+  }
+
+  /**
+   * The pool of every endpoint without a client certificate, for other requests that must pass
+   * the same checks and proxy (the receivers' OAuth token endpoints). Closed with the sender.
+   */
+  get sharedDispatcher(): Dispatcher {
+    return this.agent;
+  }
+
+  /** Connection pools of mTLS endpoint versions held now. */
+  get clientCertificatePoolCount(): number {
+    return this.clientCertificatePools.size;
+  }
+
+  private agentWith(secureContext: SecureContext | undefined): Agent {
+    const { allowList, proxyUrl, timeoutMs } = this.options;
+    return new Agent({
+      connect: proxyUrl
+        ? egressProxyConnector(proxyUrl, allowList, { secureContext, timeoutMs })
+        : safeConnector(allowList, { secureContext }),
+      connections: this.options.connectionsPerOrigin,
       keepAliveTimeout: 30_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
   }
 
@@ -54,9 +109,11 @@ export class HttpSender {
     url: string,
     body: Buffer | string,
     headers: Record<string, string>,
+    options?: AttemptOptions,
   ): Promise<AttemptResult> {
+    const timeoutMs = options?.timeoutMs ?? this.options.timeoutMs;
     return new Promise((resolve) => {
-      const exchange = new AttemptExchange(this.options.timeoutMs, (result, error) => {
+      const exchange = new AttemptExchange(timeoutMs, (result, error) => {
         if (error) {
           this.reportBlocked(error);
         }
@@ -69,24 +126,31 @@ export class HttpSender {
           });
         }
         const target = new URL(url);
-        this.agent.dispatch(
-          {
-            origin: target.origin,
-            path: target.pathname + target.search,
-            method: 'POST',
-            body,
-            headers,
-          },
-          exchange,
-        );
+        const request: Dispatcher.DispatchOptions = {
+          origin: target.origin,
+          path: target.pathname + target.search,
+          method: 'POST',
+          body,
+          headers,
+        };
+        if (options?.timeoutMs !== undefined) {
+          // undici's own timers must not cut an endpoint's longer budget short.
+          request.headersTimeout = timeoutMs;
+          request.bodyTimeout = timeoutMs;
+        }
+        const dispatcher = options?.clientCertificate
+          ? this.clientCertificatePools.agentFor(options.clientCertificate)
+          : this.agent;
+        dispatcher.dispatch(request, exchange);
       } catch (error) {
         exchange.fail(error);
       }
     });
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  /** Closes the shared pool and every client-certificate pool, letting requests finish. */
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.clientCertificatePools.close()]);
   }
 
   private reportBlocked(error: unknown): void {

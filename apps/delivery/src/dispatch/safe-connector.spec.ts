@@ -1,6 +1,6 @@
 import { PrivateNetworkAllowList } from '@svc/webhook-endpoints';
 import type { LookupAddress } from 'node:dns';
-import { BlockedAddressError, safeConnector, safeLookup } from './safe-connector';
+import { BlockedAddressError, resolveChecked, safeConnector, safeLookup } from './safe-connector';
 
 /** The resolver's answers, injected: what a name resolves to is the attacker's choice. */
 const answers = new Map<string, LookupAddress[]>();
@@ -86,4 +86,36 @@ describe('safeConnector: the connect-time check of an address literal (ADR 0039)
       expect(socket).toBeNull();
     },
   );
+});
+
+describe('resolveChecked: the one checked address a tunnel is asked for (ADR 0048)', () => {
+  const checked = (allowList: PrivateNetworkAllowList, hostname: string) =>
+    new Promise<[Error | null, unknown]>((done) =>
+      resolveChecked(hostname, allowList, (error, address) => done([error, address])),
+    );
+
+  it('gives the first permitted address of a name, and refuses a name with none', async () => {
+    answers.set('twice.example', [
+      { address: '10.0.0.1', family: 4 },
+      { address: '93.184.216.34', family: 4 },
+    ]);
+    expect(await checked(none, 'twice.example')).toEqual([
+      null,
+      { address: '93.184.216.34', family: 4 },
+    ]);
+    answers.set('inside.example', [{ address: '10.0.0.1', family: 4 }]);
+    const [error, address] = await checked(none, 'inside.example');
+    expect(error).toBeInstanceOf(BlockedAddressError);
+    expect(address).toBeNull();
+  });
+
+  it('checks address literals without resolving, brackets or not', async () => {
+    expect(await checked(loopback, '127.0.0.1')).toEqual([
+      null,
+      { address: '127.0.0.1', family: 4 },
+    ]);
+    expect(await checked(loopback, '[::1]')).toEqual([null, { address: '::1', family: 6 }]);
+    expect((await checked(none, '[::1]'))[0]).toBeInstanceOf(BlockedAddressError);
+    expect((await checked(none, '169.254.169.254'))[0]).toBeInstanceOf(BlockedAddressError);
+  });
 });

@@ -64,6 +64,58 @@ export function safeLookup(allowList: PrivateNetworkAllowList) {
   };
 }
 
+/** `[::1]` as `::1`: undici hands IPv6 literals in brackets, as URLs write them. */
+export function bareHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '');
+}
+
+/** The check a lookup never sees: a host that is an address literal connects without resolving. */
+function blockedLiteral(
+  host: string,
+  allowList: PrivateNetworkAllowList,
+): BlockedAddressError | null {
+  return isIP(host) && !isPermittedAddress(host, allowList)
+    ? new BlockedAddressError(host, [host])
+    : null;
+}
+
+/** A checked address: where a connection to the host may go. */
+export interface CheckedAddress {
+  address: string;
+  /** 4 or 6. */
+  family: number;
+}
+
+/**
+ * The one address a connection to `hostname` may go to under the SSRF rules: an address literal
+ * if it is permitted, else the first permitted address it resolves to (see safeLookup); a
+ * `BlockedAddressError` when there is none. For connections that do not resolve through the
+ * socket (the egress proxy's CONNECT names the address itself).
+ */
+export function resolveChecked(
+  hostname: string,
+  allowList: PrivateNetworkAllowList,
+  callback: (error: Error | null, checked: CheckedAddress | null) => void,
+): void {
+  const host = bareHost(hostname);
+  const family = isIP(host);
+  if (family) {
+    const blocked = blockedLiteral(host, allowList);
+    callback(blocked, blocked ? null : { address: host, family });
+    return;
+  }
+  safeLookup(allowList)(host, { all: false }, (error, address, resolvedFamily) => {
+    if (error) {
+      callback(error, null);
+    } else {
+      callback(null, {
+        address: address as string,
+        family: resolvedFamily ?? isIP(address as string),
+      });
+    }
+  });
+}
+
 /**
  * undici's connector with the lookup above, plus the check a lookup never sees: hosts that are
  * address literals connect without resolving.
@@ -77,9 +129,9 @@ export function safeConnector(
     lookup: safeLookup(allowList),
   } as buildConnector.BuildOptions);
   return (options, callback) => {
-    const host = options.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && !isPermittedAddress(host, allowList)) {
-      callback(new BlockedAddressError(host, [host]), null);
+    const blocked = blockedLiteral(bareHost(options.hostname), allowList);
+    if (blocked) {
+      callback(blocked, null);
       return;
     }
     connect(options, callback);
