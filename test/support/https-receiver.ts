@@ -3,6 +3,7 @@ import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { createServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import { resolve } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 
 /**
  * A real HTTPS webhook receiver for the end-to-end suites, with a certificate from the test CA
@@ -16,6 +17,10 @@ const TLS_FIXTURES = resolve(__dirname, '../fixtures/tls');
 export const TEST_CA_FILE = resolve(TLS_FIXTURES, 'ca.pem');
 export const TEST_SERVER_CERT_FILE = resolve(TLS_FIXTURES, 'server.pem');
 export const TEST_SERVER_KEY_FILE = resolve(TLS_FIXTURES, 'server-key.pem');
+/** Mutual TLS (ADR 0048): the CA of client certificates, and a client certificate from it. */
+export const TEST_CLIENT_CA_FILE = resolve(TLS_FIXTURES, 'client-ca.pem');
+export const TEST_CLIENT_CERT_FILE = resolve(TLS_FIXTURES, 'client.pem');
+export const TEST_CLIENT_KEY_FILE = resolve(TLS_FIXTURES, 'client-key.pem');
 
 export interface ReceivedRequest {
   method: string;
@@ -27,6 +32,10 @@ export interface ReceivedRequest {
   rawBody: Buffer;
   /** Date.now() when the whole request (headers and body) had arrived. */
   receivedAt: number;
+  /** The host name the client sent in SNI; undefined when it sent none (an IP literal). */
+  servername?: string;
+  /** With `requireClientCertificate`: the subject of the certificate the client presented. */
+  clientCertificateSubject?: Record<string, string | string[] | undefined>;
 }
 
 /** An answer; `delayMs` waits before it (a delay beyond the sender's timeout is a timeout). */
@@ -48,6 +57,11 @@ export interface HttpsReceiverOptions {
   behaviour?: ReceiverBehaviour;
   /** Default 127.0.0.1; '::1' works too (the certificate covers both). */
   host?: string;
+  /**
+   * Mutual TLS (ADR 0048): the handshake fails unless the client presents a certificate signed by
+   * the test client CA (client-ca.pem). Default false.
+   */
+  requireClientCertificate?: boolean;
 }
 
 export interface HttpsReceiver {
@@ -93,13 +107,19 @@ export async function startHttpsReceiver(
 
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const rawBody = await readBody(request);
+    const socket = request.socket as TLSSocket;
+    const servername = (socket as TLSSocket & { servername?: string | false }).servername;
     const received: ReceivedRequest = {
       method: request.method ?? '',
       path: request.url ?? '',
       headers: request.headers,
       rawBody,
       receivedAt: Date.now(),
+      servername: servername || undefined,
     };
+    if (options.requireClientCertificate) {
+      received.clientCertificateSubject = { ...socket.getPeerCertificate().subject };
+    }
     const index = requests.push(received) - 1;
     waiters.forEach((check) => check());
 
@@ -124,7 +144,13 @@ export async function startHttpsReceiver(
   };
 
   const server = createServer(
-    { cert: readFileSync(TEST_SERVER_CERT_FILE), key: readFileSync(TEST_SERVER_KEY_FILE) },
+    {
+      cert: readFileSync(TEST_SERVER_CERT_FILE),
+      key: readFileSync(TEST_SERVER_KEY_FILE),
+      ...(options.requireClientCertificate
+        ? { requestCert: true, rejectUnauthorized: true, ca: readFileSync(TEST_CLIENT_CA_FILE) }
+        : {}),
+    },
     (request, response) => {
       answer(request, response).catch((error: unknown) => {
         // A failing behaviour function is a bug in the test: make it loud, on both sides.
