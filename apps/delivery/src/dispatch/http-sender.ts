@@ -34,7 +34,11 @@ export interface HttpSenderOptions {
 
 /** What an attempt may ask beyond the sender's defaults (ADR 0048). */
 export interface AttemptOptions {
-  /** The endpoint's own budget instead of the sender's `timeoutMs`. */
+  /**
+   * The endpoint's own budget instead of the sender's `timeoutMs`, which stays the ceiling: the
+   * retry scheduler's claims last the deployment's timeout and a margin, and an attempt that
+   * outlived its claim could be made twice (ADR 0048).
+   */
   timeoutMs?: number;
   /** Connect with this client certificate, through the endpoint version's own pool. */
   clientCertificate?: ClientCertificate;
@@ -111,7 +115,7 @@ export class HttpSender {
     headers: Record<string, string>,
     options?: AttemptOptions,
   ): Promise<AttemptResult> {
-    const timeoutMs = options?.timeoutMs ?? this.options.timeoutMs;
+    const timeoutMs = Math.min(options?.timeoutMs ?? Infinity, this.options.timeoutMs);
     return new Promise((resolve) => {
       const exchange = new AttemptExchange(timeoutMs, (result, error) => {
         if (error) {
@@ -133,8 +137,7 @@ export class HttpSender {
           body,
           headers,
         };
-        if (options?.timeoutMs !== undefined) {
-          // undici's own timers must not cut an endpoint's longer budget short.
+        if (timeoutMs !== this.options.timeoutMs) {
           request.headersTimeout = timeoutMs;
           request.bodyTimeout = timeoutMs;
         }

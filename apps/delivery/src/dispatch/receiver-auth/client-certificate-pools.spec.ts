@@ -45,6 +45,19 @@ describe('ClientCertificatePools (ADR 0048)', () => {
     expect(held.size).toBe(0);
   });
 
+  it("closes an endpoint's earlier version's pool when its new version makes one, and only its", () => {
+    const held = pools(8);
+    held.agentFor(certificate('wh_a@1'));
+    held.agentFor(certificate('wh_b@1'));
+    held.agentFor(certificate('wh_a@2'));
+    expect(made.map(({ key, closed }) => [key, closed])).toEqual([
+      ['wh_a@1', true],
+      ['wh_b@1', false],
+      ['wh_a@2', false],
+    ]);
+    expect(held.size).toBe(2);
+  });
+
   it('remembers a certificate that cannot be used instead of trying it per attempt', () => {
     const held = pools(4);
     let calls = 0;

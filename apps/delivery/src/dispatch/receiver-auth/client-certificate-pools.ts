@@ -49,6 +49,7 @@ export class ClientCertificatePools {
       // Most recently used last: Map keeps insertion order.
       this.pools.delete(key);
     } else {
+      this.closeEarlierVersions(key);
       try {
         pool = this.make(certificate);
       } catch (error) {
@@ -69,6 +70,20 @@ export class ClientCertificatePools {
     await Promise.all(pools.map((pool) => closeQuietly(pool)));
   }
 
+  /**
+   * A new version of an endpoint replaces the pools of its earlier ones at once (ADR 0048): a
+   * replaced certificate must not go on being presented, nor hold connections until the cap.
+   */
+  private closeEarlierVersions(poolKey: string): void {
+    const endpoint = endpointOf(poolKey);
+    for (const [key, pool] of this.pools) {
+      if (endpointOf(key) === endpoint) {
+        this.pools.delete(key);
+        void closeQuietly(pool);
+      }
+    }
+  }
+
   private evictPastCap(): void {
     for (const [key, pool] of this.pools) {
       if (this.pools.size <= this.maxPools) {
@@ -78,6 +93,12 @@ export class ClientCertificatePools {
       void closeQuietly(pool);
     }
   }
+}
+
+/** `wh_…@7` → `wh_…`. */
+function endpointOf(poolKey: string): string {
+  const at = poolKey.lastIndexOf('@');
+  return at < 0 ? poolKey : poolKey.slice(0, at);
 }
 
 /** Graceful: requests in flight finish first. */
