@@ -11,6 +11,7 @@ import { retentionCommand } from './commands/retention.command';
 import { signingKeysCommand } from './commands/signing-keys.command';
 import { tenantsCommand } from './commands/tenants.command';
 import { usersCommand } from './commands/users.command';
+import { webhooksCommand } from './commands/webhooks.command';
 
 /**
  * The admin CLI: `svc [--json] <command>`. Returns the exit code: 0 done, 1 failed, 2 bad usage,
@@ -34,6 +35,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     signingKeysCommand,
     eventsCommand,
     listenCommand,
+    webhooksCommand,
   ]) {
     program.addCommand(command(io, json));
   }

@@ -26,7 +26,8 @@ import {
   WebhookEvent,
 } from '@svc/webhook-receiver';
 import ms from 'ms';
-import { CliError, CliIo, localStack } from '../cli-context';
+import { ApiClient, apiSettingsOf, DEFAULT_API_URL, describeProblem } from '../api-client';
+import { CliError, CliIo } from '../cli-context';
 import { gapWindowMsOf, SequenceGapReport } from './listen-gaps';
 
 interface ListenOptions {
@@ -41,7 +42,6 @@ interface ListenOptions {
   gapWindow: string;
 }
 
-const DEFAULT_API_URL = 'http://localhost:8080';
 const ALL_FAMILIES = EVENT_FAMILIES.map((family) => `${family}.*`).join(',');
 
 /** The schemes whose signatures verified, in the order the API lists schemes. */
@@ -102,10 +102,7 @@ interface Registered {
 
 /** The registration API, with errors a person at the terminal can act on. */
 class RegistrationApi {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly apiKey: string,
-  ) {}
+  constructor(private readonly api: ApiClient) {}
 
   async register(
     url: string,
@@ -114,70 +111,32 @@ class RegistrationApi {
     signatureSchemes: SignatureScheme[],
     ordering: EndpointOrdering,
   ): Promise<Registered> {
-    const response = await this.call('POST', '/v1/webhooks', {
+    return this.api.json<Registered>('POST', '/v1/webhooks', 'registering the listener', {
       url,
       events,
       secret,
       signature_schemes: signatureSchemes,
       ordering,
     });
-    if (response.status !== 201) {
-      throw new CliError(`registering the listener failed: ${await problem(response)}`);
-    }
-    return (await response.json()) as Registered;
   }
 
   async remove(id: string): Promise<void> {
-    const response = await this.call('DELETE', `/v1/webhooks/${id}`);
+    const response = await this.api.call('DELETE', `/v1/webhooks/${id}`);
     if (response.status !== 204 && response.status !== 404) {
-      throw new CliError(`removing ${id} failed: ${await problem(response)}`);
-    }
-  }
-
-  private async call(method: string, path: string, body?: unknown): Promise<Response> {
-    try {
-      return await fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.apiKey}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (error) {
       throw new CliError(
-        `cannot reach the API at ${this.baseUrl} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}); is \`npm start\` running? --api-url chooses another`,
+        `removing ${id} failed: ${describeProblem(response.status, await response.text())}`,
       );
     }
   }
 }
 
-async function problem(response: Response): Promise<string> {
-  const text = await response.text();
-  try {
-    const document = JSON.parse(text) as { title?: string; detail?: string };
-    return `${response.status} ${document.detail ?? document.title ?? text}`;
-  } catch {
-    return `${response.status} ${text.slice(0, 200)}`;
-  }
-}
-
 /** The options checked, with the environment's and the local stack's defaults filled in. */
 function listenSettingsOf(options: ListenOptions, io: CliIo) {
-  const apiKey = options.apiKey ?? io.env.SVC_API_KEY;
-  if (!apiKey) {
-    throw new CliError('give an API key with webhooks:manage: --api-key or SVC_API_KEY', 2);
-  }
+  const { apiKey, apiUrl } = apiSettingsOf(options, io);
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new CliError('--port: must be a port number from 0 to 65535', 2);
   }
-  const apiUrl = (
-    options.apiUrl ??
-    io.env.SVC_API_URL ??
-    localStack(io).apiUrl ??
-    DEFAULT_API_URL
-  ).replace(/\/$/, '');
   const events = options.events.split(',').map((type) => type.trim());
   const signatureSchemes = parseSignatureSchemes(options.signatureSchemes);
   const gapWindowMs = gapWindowMsOf(options.gapWindow);
@@ -258,7 +217,7 @@ export function listenCommand(io: CliIo, json: () => boolean): Command {
         }),
       ]);
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-      const api = new RegistrationApi(apiUrl, apiKey);
+      const api = new RegistrationApi(new ApiClient(apiUrl, apiKey));
       const stopGapChecks = gapReport.checkPeriodically();
       try {
         const endpoint = await api.register(url, events, secret, signatureSchemes, ordering);
