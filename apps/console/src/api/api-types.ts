@@ -14,3 +14,8 @@ export type EndpointStatus = Endpoint['status'];
 export type EventSubscription = Schemas['RegisterWebhookRequest']['events'][number];
 export type SignatureScheme = Endpoint['signature_schemes'][number];
 export type EndpointOrdering = Endpoint['ordering'];
+/** What an answer shows of the receiver authentication (ADR 0048): never a secret; null for none. */
+export type ReceiverAuthView = NonNullable<Endpoint['auth']>;
+export type ReceiverAuthType = ReceiverAuthView['type'];
+/** The receiver authentication a PATCH sets, secrets included; null removes it. */
+export type ReceiverAuthRequest = NonNullable<Schemas['UpdateWebhookRequest']['auth']>;

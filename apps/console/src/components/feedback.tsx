@@ -18,10 +18,28 @@ export function PageHeading({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** A failure in plain words, announced as it appears (role="alert"). */
-export function FailureNotice({ failure, title }: { failure: FailureMessage; title?: string }) {
+/**
+ * A failure in plain words, announced as it appears (role="alert"). With `takeFocus`, it also
+ * takes the focus when it appears (an error summary at the top of a long form, so that the
+ * keyboard starts from what to fix).
+ */
+export function FailureNotice({
+  failure,
+  title,
+  takeFocus = false,
+}: {
+  failure: FailureMessage;
+  title?: string;
+  takeFocus?: boolean;
+}) {
+  const notice = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (takeFocus) {
+      notice.current?.focus();
+    }
+  }, [takeFocus, failure]);
   return (
-    <div class="error" role="alert">
+    <div class="error" role="alert" ref={notice} tabIndex={takeFocus ? -1 : undefined}>
       <p>
         {title ? <strong>{title} </strong> : null}
         {failure.summary}

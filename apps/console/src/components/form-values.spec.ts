@@ -1,9 +1,12 @@
 import { ApiFailure } from '../api/api-failure';
 import {
+  listFieldErrors,
   orderingFromField,
   rateLimitFromField,
   requiredInstant,
+  retryScheduleFromField,
   signatureSchemesFromField,
+  timeoutFromField,
 } from './form-values';
 
 describe('form values checked before sending', () => {
@@ -62,5 +65,49 @@ describe('form values checked before sending', () => {
     expect(() => requiredInstant('from', null)).toThrow(
       'Some of what was entered is not accepted.',
     );
+  });
+
+  it('reads the retry schedule as a list, empty as the default', () => {
+    expect(retryScheduleFromField('10s, 1m, 1h')).toEqual(['10s', '1m', '1h']);
+    expect(retryScheduleFromField(' 10 S ,1m,, ')).toEqual(['10s', '1m']);
+    expect(retryScheduleFromField('24h')).toEqual(['24h']);
+    expect(retryScheduleFromField('')).toBeNull();
+    expect(retryScheduleFromField(' , ')).toBeNull();
+    // The API names what it refuses, entry by entry.
+    expect(retryScheduleFromField('500ms, 25h')).toEqual(['500ms', '25h']);
+  });
+
+  it('reads the timeout, empty as the default, and refuses anything but 1 to 10, naming the field', () => {
+    expect(timeoutFromField('')).toBeNull();
+    expect(timeoutFromField(' 5 ')).toBe(5);
+    expect(timeoutFromField('1')).toBe(1);
+    expect(timeoutFromField('10')).toBe(10);
+    for (const text of ['0', '11', '2.5', 'five', '-1', '1e1']) {
+      try {
+        timeoutFromField(text);
+        throw new Error(`${text} not refused`);
+      } catch (error) {
+        expect((error as ApiFailure).failure.fieldErrors).toEqual({
+          timeout_seconds: [
+            'must be a whole number of seconds from 1 to 10, or empty for the default',
+          ],
+        });
+      }
+    }
+  });
+
+  it("gathers the API's problems with a list and its entries, saying which entry", () => {
+    expect(
+      listFieldErrors(
+        {
+          retry_schedule: ['must have 1 to 8 entries'],
+          'retry_schedule[1]': ['must be at least 1s'],
+          'retry_schedule[x]': ['not an entry'],
+          timeout_seconds: ['other field'],
+        },
+        'retry_schedule',
+      ),
+    ).toEqual(['must have 1 to 8 entries', 'entry 2: must be at least 1s']);
+    expect(listFieldErrors({ timeout_seconds: ['x'] }, 'retry_schedule')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import {
+  certificateExpiry,
   describeErrorKind,
   describeFailure,
   excerpt,
@@ -9,7 +10,10 @@ import {
   formatOrdering,
   formatRate,
   formatRateLimit,
+  formatReceiverAuthType,
+  formatRetrySchedule,
   formatSignatureScheme,
+  formatTimeout,
 } from './display-format';
 
 describe('display formats', () => {
@@ -66,5 +70,33 @@ describe('display formats', () => {
       'HTTP 302: the receiver answered with a redirect (not followed)',
     );
     expect(describeFailure({ status_code: null, error_kind: null, error_message: null })).toBe('');
+  });
+
+  it('names the receiver authentication types in words', () => {
+    expect(formatReceiverAuthType('headers')).toBe('Extra headers');
+    expect(formatReceiverAuthType('basic')).toBe('HTTP Basic');
+    expect(formatReceiverAuthType('oauth2_client_credentials')).toBe(
+      'OAuth 2.0 client credentials',
+    );
+    expect(formatReceiverAuthType('mtls')).toBe('Mutual TLS (client certificate)');
+  });
+
+  it('says whether a client certificate has expired or expires within 30 days', () => {
+    const now = new Date('2026-03-01T12:00:00Z');
+    expect(certificateExpiry('2026-03-01T11:59:59Z', now)).toBe('expired');
+    expect(certificateExpiry('2026-03-01T12:00:00Z', now)).toBe('expired');
+    expect(certificateExpiry('2026-03-01T12:00:01Z', now)).toBe('soon');
+    expect(certificateExpiry('2026-03-31T12:00:00Z', now)).toBe('soon');
+    expect(certificateExpiry('2026-03-31T12:00:01Z', now)).toBe('valid');
+    expect(certificateExpiry('2126-01-01T00:00:00.000Z', now)).toBe('valid');
+  });
+
+  it("writes a retry schedule with its attempts, and the timeout; null is the deployment's", () => {
+    expect(formatRetrySchedule(['10s', '1m'])).toBe('10s, 1m (3 attempts)');
+    expect(formatRetrySchedule(['24h'])).toBe('24h (2 attempts)');
+    expect(formatRetrySchedule(null)).toBe('default');
+    expect(formatTimeout(5)).toBe('5 seconds');
+    expect(formatTimeout(1)).toBe('1 second');
+    expect(formatTimeout(null)).toBe('default');
   });
 });

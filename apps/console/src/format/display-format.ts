@@ -1,4 +1,4 @@
-import type { EndpointOrdering, SignatureScheme } from '../api/api-types';
+import type { EndpointOrdering, ReceiverAuthType, SignatureScheme } from '../api/api-types';
 
 /**
  * How the console writes numbers, times and states. Pure and locale-independent, so that every
@@ -114,4 +114,49 @@ export function describeFailure(
     isStatus ? null : failure.error_message,
   ].filter((part): part is string => Boolean(part));
   return parts.join(': ');
+}
+
+const AUTH_TYPE_WORDS: Record<ReceiverAuthType, string> = {
+  headers: 'Extra headers',
+  basic: 'HTTP Basic',
+  oauth2_client_credentials: 'OAuth 2.0 client credentials',
+  mtls: 'Mutual TLS (client certificate)',
+};
+
+/** A receiver authentication's type in words (ADR 0048): `HTTP Basic`, `Mutual TLS …`. */
+export function formatReceiverAuthType(type: ReceiverAuthType): string {
+  return AUTH_TYPE_WORDS[type] ?? type;
+}
+
+/** How close a client certificate is to its end: `expired`, `soon` (within 30 days) or `valid`. */
+export type CertificateExpiry = 'expired' | 'soon' | 'valid';
+
+const SOON_MS = 30 * 86_400_000;
+
+/** Whether the certificate valid until `notAfter` has expired at `now`, or will within 30 days. */
+export function certificateExpiry(notAfter: string, now: Date): CertificateExpiry {
+  const end = new Date(notAfter).getTime();
+  if (end <= now.getTime()) {
+    return 'expired';
+  }
+  return end - now.getTime() <= SOON_MS ? 'soon' : 'valid';
+}
+
+/**
+ * `10s, 1m (3 attempts)`, or `default` for the deployment's: a delivery gets one attempt more
+ * than the schedule has entries.
+ */
+export function formatRetrySchedule(schedule: readonly string[] | null | undefined): string {
+  if (!schedule || schedule.length === 0) {
+    return 'default';
+  }
+  return `${schedule.join(', ')} (${schedule.length + 1} attempts)`;
+}
+
+/** `5 seconds`, `1 second`, or `default` for the deployment's. */
+export function formatTimeout(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) {
+    return 'default';
+  }
+  return seconds === 1 ? '1 second' : `${seconds} seconds`;
 }

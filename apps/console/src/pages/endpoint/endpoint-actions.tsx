@@ -2,8 +2,10 @@ import { useState } from 'preact/hooks';
 import type { Endpoint } from '../../api/api-types';
 import { DeleteEndpoint } from './actions/delete-endpoint';
 import { EditEndpoint } from './actions/edit-endpoint';
+import { ReceiverAuth } from './actions/receiver-auth';
 import { RecoverEndpoint } from './actions/recover-endpoint';
 import { ReplayRange } from './actions/replay-range';
+import { RetriesAndTimeout } from './actions/retries-and-timeout';
 import { RotateSecret } from './actions/rotate-secret';
 import { SendTestEvent } from './actions/send-test-event';
 
@@ -20,6 +22,8 @@ export interface EndpointActionProps {
 const ACTIONS = {
   test: { label: 'Send a test event', Panel: SendTestEvent },
   edit: { label: 'Edit events, rate limit, signatures and order', Panel: EditEndpoint },
+  auth: { label: 'Receiver authentication', Panel: ReceiverAuth },
+  policy: { label: 'Retries and timeout', Panel: RetriesAndTimeout },
   rotate: { label: 'Rotate the secret', Panel: RotateSecret },
   replay: { label: 'Replay a time range', Panel: ReplayRange },
   recover: { label: 'Recover', Panel: RecoverEndpoint },

@@ -9,12 +9,15 @@ import {
   formatDateTime,
   formatOrdering,
   formatRateLimit,
+  formatRetrySchedule,
   formatSignatureScheme,
+  formatTimeout,
 } from '../../format/display-format';
 import { Link } from '../../router/link';
 import { pathOf } from '../../router/routes';
 import { EndpointActions } from './endpoint-actions';
 import { AttemptsSection } from './attempts-section';
+import { ReceiverAuthSummary } from './receiver-auth-summary';
 import { StatsSection } from './stats-section';
 
 function EndpointDetails({ endpoint }: { endpoint: Endpoint }) {
@@ -61,6 +64,20 @@ function EndpointDetails({ endpoint }: { endpoint: Endpoint }) {
       <div>
         <dt>Delivery order</dt>
         <dd>{formatOrdering(endpoint.ordering)}</dd>
+      </div>
+      <div>
+        <dt>Receiver authentication</dt>
+        <dd>
+          <ReceiverAuthSummary auth={endpoint.auth} />
+        </dd>
+      </div>
+      <div>
+        <dt>Retry schedule</dt>
+        <dd>{formatRetrySchedule(endpoint.retry_schedule)}</dd>
+      </div>
+      <div>
+        <dt>Attempt timeout</dt>
+        <dd>{formatTimeout(endpoint.timeout_seconds)}</dd>
       </div>
       <div>
         <dt>Registered</dt>
