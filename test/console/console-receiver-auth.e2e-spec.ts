@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { ConsoleTenant, ConsoleTestBed, startConsoleTestBed } from '../support/console-harness';
 import { endpointRequests } from '../support/endpoint-requests';
@@ -291,5 +293,47 @@ describe('receiver authentication, retries and timeout in the console', () => {
       .waitFor();
     expect(await detail('Retry schedule').textContent()).toBe('default');
     expect(await saved()).toMatchObject({ retry_schedule: null, timeout_seconds: null });
+  }, 30_000);
+
+  it('says on the page when the client certificate expires within 30 days', async () => {
+    // A certificate of 10 days, made here with the openssl CLI (as the fixtures were).
+    const folder = mkdtempSync(join(tmpdir(), 'console-mtls-'));
+    try {
+      const made = spawnSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-days',
+          '10',
+          '-subj',
+          '/O=svc webhooks tests/CN=expiring-soon',
+          '-keyout',
+          join(folder, 'key.pem'),
+          '-out',
+          join(folder, 'cert.pem'),
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(made.stderr && made.status !== 0 ? made.stderr : made.status).toBe(0);
+      const certificate = readFileSync(join(folder, 'cert.pem'), 'utf8');
+      const privateKey = readFileSync(join(folder, 'key.pem'), 'utf8');
+      const set = await requests.update(endpointId, {
+        auth: { type: 'mtls', certificate, private_key: privateKey },
+      });
+      expect(set.status).toBe(200);
+      await openEndpointPage();
+      const shown = await detail('Receiver authentication').textContent();
+      expect(shown).toContain('CN=expiring-soon');
+      expect(shown).toContain(`Expires within 30 days, on ${set.body.auth.not_after.slice(0, 10)}`);
+      expect(shown).toContain('Set a new certificate before then.');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   }, 30_000);
 });

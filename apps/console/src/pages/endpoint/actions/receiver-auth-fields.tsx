@@ -54,8 +54,6 @@ export function AuthTypeField({ form, update, errors }: AuthFieldsProps) {
   );
 }
 
-let nextRowKey = 1_000;
-
 /**
  * The extra headers as name/value rows, up to 10: adding a row moves the focus to its name,
  * removing one moves it to the add button (so the keyboard never loses its place).
@@ -80,7 +78,8 @@ export function HeaderRowsField({ form, update, errors }: AuthFieldsProps) {
   };
   const add = () => {
     focusNext.current = 'last-row';
-    update({ headers: [...rows, { key: nextRowKey++, name: '', value: '' }] });
+    const key = Math.max(-1, ...rows.map((row) => row.key)) + 1;
+    update({ headers: [...rows, { key, name: '', value: '' }] });
   };
   const fieldsetErrors = headersErrors(errors, rows);
   return (

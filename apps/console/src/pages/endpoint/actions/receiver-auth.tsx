@@ -38,7 +38,8 @@ export function ReceiverAuth({ endpoint, announce, onChanged, close }: EndpointA
   const { busy, failure, run } = useAction();
   const [form, setForm] = useState<ReceiverAuthForm>(() => receiverAuthFormOf(endpoint.auth));
   const [confirming, setConfirming] = useState(false);
-  const update = (changes: Partial<ReceiverAuthForm>) => setForm({ ...form, ...changes });
+  const update = (changes: Partial<ReceiverAuthForm>) =>
+    setForm((current) => ({ ...current, ...changes }));
   const errors = failure?.fieldErrors ?? {};
   const patch = (auth: ReceiverAuthRequest | null) =>
     dataOf(
