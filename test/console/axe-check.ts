@@ -3,8 +3,7 @@ import type { Page } from 'playwright-core';
 
 /**
  * axe-core from node_modules, evaluated through the devtools protocol (the page's CSP allows no
- * inline script): the same check as console-accessibility.e2e-spec.ts's runAxe, for the suites
- * that check one more page or panel.
+ * inline script), for every suite that checks a page or panel.
  */
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 

@@ -1,26 +1,16 @@
-import { readFileSync } from 'node:fs';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { OAuthClientsService } from '@svc/oauth';
 import { authorizePath, http, newPkce } from '../support';
 import { ConsoleTestBed, ConsoleTenant, startConsoleTestBed } from '../support/console-harness';
 import { HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { waitFor } from '../support/wait-for';
+import { runAxe } from './axe-check';
 
 /**
  * The console for everyone (issue 31, items 5 and 7; ADR 0042): axe-core finds no serious or
  * critical violation on any page, the auth server's included, and the main flows work with the
  * keyboard alone, the focus always visible, a refused input explained next to its field.
  */
-
-/** axe-core from node_modules, evaluated through the devtools protocol (the page's CSP allows no inline script). */
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: string[];
-}
 
 describe('the console with assistive technology and the keyboard alone, in Chromium', () => {
   let bed: ConsoleTestBed;
@@ -78,22 +68,6 @@ describe('the console with assistive technology and the keyboard alone, in Chrom
 
   const heading = (page: Page, name: string) =>
     page.getByRole('heading', { level: 1, name }).waitFor();
-
-  /** Every violation axe-core finds in the page as it is now, and how many rules passed. */
-  async function runAxe(page: Page): Promise<{ passed: number; violations: AxeViolation[] }> {
-    if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) {
-      await page.evaluate(AXE_SOURCE);
-    }
-    return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((results) => ({
-      passed: results.passes.length,
-      violations: results.violations.map((violation) => ({
-        id: violation.id,
-        impact: violation.impact,
-        help: violation.help,
-        nodes: violation.nodes.map((node) => node.target.join(' ') + ': ' + node.failureSummary),
-      })),
-    }))`);
-  }
 
   /** No serious or critical violation; on failure, every violation found is printed. */
   async function expectAccessible(page: Page, what: string): Promise<void> {

@@ -8,7 +8,6 @@ import { AttemptRunner } from '../../apps/delivery/src/dispatch/attempt-runner';
 import { HttpSender } from '../../apps/delivery/src/dispatch/http-sender';
 import { OAuthTokenCache } from '../../apps/delivery/src/dispatch/receiver-auth/oauth-token-cache';
 import { ReceiverCredentials } from '../../apps/delivery/src/dispatch/receiver-auth/receiver-credentials';
-import type { DirectoryEndpoint } from '../../apps/delivery/src/fan-out/endpoint-directory';
 import type { DeliveryRecorder } from '../../apps/delivery/src/recording/delivery-recorder';
 import {
   HttpsReceiver,
@@ -17,6 +16,7 @@ import {
   TEST_CLIENT_CERT_FILE,
   TEST_CLIENT_KEY_FILE,
 } from '../support/https-receiver';
+import { directoryEndpoint } from '../support/builders/directory-endpoint-builders';
 import { OAuthTokenServer, startOAuthTokenServer } from '../support/oauth-token-server';
 
 /**
@@ -81,24 +81,13 @@ function engine(options: { allowList?: PrivateNetworkAllowList; timeoutMs?: numb
 let deliveries = 0;
 function attempt(target: { url: string; auth: ReceiverAuth | null; version?: number }) {
   const id = `dlv_${++deliveries}`;
-  const endpoint: DirectoryEndpoint = {
+  const endpoint = directoryEndpoint({
     id: 'ep_auth',
     tenantId: 'ten_auth',
     url: target.url,
-    events: ['alert.*'],
-    status: 'active',
-    environment: 'live',
-    secret: 'whsec_test',
-    previousSecret: null,
-    rateLimitPerSecond: null,
-    signatureSchemes: ['hmac-sha256'],
-    ordering: 'unordered',
-    filter: null,
     version: target.version ?? 1,
     auth: target.auth,
-    attemptPolicy: null,
-    timeoutMs: null,
-  };
+  });
   return {
     identity: {
       delivery_id: id,

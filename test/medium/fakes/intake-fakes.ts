@@ -26,6 +26,7 @@ import type {
   DispatchTerms,
 } from '../../../apps/delivery/src/dispatch/dispatcher';
 import type { AttemptOrder } from '../../../apps/delivery/src/dispatch/attempt-runner';
+import { directoryEndpoint } from '../../support/builders/directory-endpoint-builders';
 
 /**
  * In-memory fakes of the delivery engine's ports (apps/delivery/src/ports.ts), for the medium
@@ -199,24 +200,7 @@ export class FakeLedger implements IngestLedger {
 }
 
 export function endpoint(id: string, tenantId: string): DirectoryEndpoint {
-  return {
-    id,
-    tenantId,
-    url: `https://${id}.example/in`,
-    events: ['alert.*'],
-    status: 'active',
-    environment: 'live',
-    secret: 'whsec_test',
-    previousSecret: null,
-    rateLimitPerSecond: null,
-    signatureSchemes: ['hmac-sha256'],
-    ordering: 'unordered',
-    filter: null,
-    version: 1,
-    auth: null,
-    attemptPolicy: null,
-    timeoutMs: null,
-  };
+  return directoryEndpoint({ id, tenantId });
 }
 
 export class FakeSubscribers implements Pick<SubscriberLookup, 'subscribers' | 'endpoint'> {
