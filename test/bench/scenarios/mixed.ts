@@ -89,13 +89,15 @@ export async function mixed(kit: ScenarioKit): Promise<ScenarioOutcome> {
     healthy,
   );
   await warmUp(kit, mixedContext, 'mixed');
-  for (let round = 1; round <= settings.pairedRounds; round += 1) {
+  for (let round = 1; round <= settings.mixed.rounds; round += 1) {
     const run = await paced(mixedContext, `mixed #${round}`);
     runs.push({ name: `mixed #${round}`, role: 'scenario', engine: run });
     scenario.push(run);
   }
   const mixedEngines = await mixedStack.stopEngines();
-  await baseRound(2);
+  for (let round = 2; round <= Math.max(2, settings.mixed.rounds); round += 1) {
+    await baseRound(round);
+  }
   const engines = [...(await base.stopEngines()), ...mixedEngines];
 
   const baseP99 = spreadOf(baseline.map((run) => run.receiver.latencyMs.p99));
