@@ -21,12 +21,13 @@ describe('DeliveryWorkQueue', () => {
   beforeEach(() => db.dataSource.query('DELETE FROM delivery_schedule'));
 
   /** A delivery whose retry is due `dueInMs` from now (negative: already due). */
-  async function scheduled(dueInMs: number, tenantId = 'ten_1') {
+  async function scheduled(dueInMs: number, tenantId = 'ten_1', endpointId = 'wh_1') {
     sequence += 1;
     const identity = deliveryIdentity({
       delivery_id: `del_q${sequence}`,
       event_id: `evt_q${sequence}`,
       tenant_id: tenantId,
+      endpoint_id: endpointId,
     });
     const now = Date.now();
     return recordDelivery(
@@ -63,6 +64,17 @@ describe('DeliveryWorkQueue', () => {
     expect(first.map(({ delivery }) => delivery.id).sort()).toEqual([oldest.id, middle.id].sort());
     expect((await queue.claimDue(2, 30_000)).map(({ delivery }) => delivery.id)).toEqual([
       newest.id,
+    ]);
+  });
+
+  it('claims none of the endpoints it is told to skip, and leaves theirs due and unclaimed', async () => {
+    const skipped = await scheduled(-3000, 'ten_1', 'wh_full');
+    const taken = await scheduled(-1000, 'ten_1', 'wh_free');
+    const claimed = await queue.claimDue(10, 30_000, ['wh_full', 'wh_other']);
+    expect(claimed.map(({ delivery }) => delivery.id)).toEqual([taken.id]);
+    expect(await queue.dueBacklog()).toBe(1);
+    expect((await queue.claimDue(10, 30_000, [])).map(({ delivery }) => delivery.id)).toEqual([
+      skipped.id,
     ]);
   });
 

@@ -33,9 +33,22 @@ class FakeSchedule implements DeliverySchedule {
   readonly postponed: [string, number][] = [];
   readonly forgotten: string[] = [];
 
-  claimDue(limit: number): Promise<Claimed[]> {
+  /** The endpoints each claim was told to skip. */
+  readonly skipped: (readonly string[])[] = [];
+
+  claimDue(
+    limit: number,
+    _leaseMs: number,
+    skipEndpoints: readonly string[] = [],
+  ): Promise<Claimed[]> {
     this.claims += 1;
-    return Promise.resolve(this.due.splice(0, limit));
+    this.skipped.push(skipEndpoints);
+    const claimable = this.due.filter(
+      ({ delivery }) => !skipEndpoints.includes(delivery.endpointId),
+    );
+    const claimed = claimable.slice(0, limit);
+    this.due = this.due.filter((entry) => !claimed.includes(entry));
+    return Promise.resolve(claimed);
   }
 
   /** Each FIFO endpoint's queue in number order; a head is taken while `headFree` says so. */
@@ -102,6 +115,9 @@ function schedulerWithFakes(intervalMs = 60_000) {
     recorder: new FakeRecordStore(),
     health: new FakeRecordingGate(),
     metrics: new DeliveryMetrics(new Registry()),
+    /** What the engine's ConcurrencyLimits would say: endpoints with no free slot. */
+    full: [] as string[],
+    fullEndpoints: (): readonly string[] => fakes.full.slice(),
   };
   fakes.directory.endpoints.set('wh_1', endpoint('wh_1', 'ten_1'));
   const scheduler = new RetryScheduler(fakes, {
@@ -206,6 +222,32 @@ describe('RetryScheduler over fakes', () => {
 
     await until(() => fakes.queue.postponed.length === 1);
     expect(fakes.queue.postponed).toEqual([['del_busy', BUSY_DELAY_MS]]);
+  });
+
+  it('given an endpoint with no free slot in this engine, when the interval comes, then its deliveries are not claimed, and are once a slot frees', async () => {
+    const fakes = started();
+    fakes.directory.endpoints.set('wh_2', endpoint('wh_2', 'ten_1'));
+    fakes.full.push('wh_1');
+    fakes.queue.due.push(
+      due('del_full_1'),
+      due('del_full_2'),
+      due('del_free', { endpointId: 'wh_2' }),
+    );
+    await until(() => fakes.dispatcher.orders.length === 1);
+    expect(fakes.dispatcher.orders.map((order) => order.identity.delivery_id)).toEqual([
+      'del_free',
+    ]);
+    await until(() => fakes.queue.claims >= 3);
+    expect(fakes.queue.skipped.at(-1)).toEqual(['wh_1']);
+    expect(fakes.queue.postponed).toEqual([]);
+    expect(fakes.queue.due.map(({ delivery }) => delivery.id)).toEqual([
+      'del_full_1',
+      'del_full_2',
+    ]);
+
+    fakes.full.length = 0;
+    await until(() => fakes.dispatcher.orders.length === 3);
+    expect(fakes.queue.due).toEqual([]);
   });
 
   it('given an endpoint at its rate limit, when the delivery is claimed, then it is postponed to the second that can take it, and counted', async () => {

@@ -70,6 +70,8 @@ interface SharedParts {
   queue: DeliveryWorkQueue;
   recorder: DeliveryRecorder;
   dispatcher: Dispatcher;
+  /** The engine's bounds on attempts in flight, globally and per endpoint. */
+  limits: ConcurrencyLimits;
   /** Retries and re-drives, and the queues of FIFO endpoints the intakes tell of their work. */
   scheduler: RetryScheduler;
   laneView: LaneView;
@@ -142,6 +144,7 @@ export function buildEngine(
     queue: new DeliveryWorkQueue(dataSource),
     recorder,
     dispatcher: new Dispatcher(limits, runner, health),
+    limits,
     laneView: new LaneView(
       {
         maxViewAgeMs: tuning.lanes.maxViewAgeMs,
@@ -193,6 +196,7 @@ function retryScheduler(shared: Omit<SharedParts, 'scheduler'>): RetryScheduler 
       recorder: shared.recorder,
       metrics: shared.metrics,
       health: infra.health,
+      fullEndpoints: () => shared.limits.fullEndpoints(),
     },
     {
       intervalMs: delivery.schedulerIntervalMs,

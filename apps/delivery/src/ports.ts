@@ -113,9 +113,11 @@ export interface RecordStore {
 
 /** The waits of deliveries that are not attempted now: retries, busy endpoints, re-drives. */
 export interface DeliverySchedule {
+  /** Due, unclaimed deliveries, the longest due first, but none of `skipEndpoints`. */
   claimDue(
     limit: number,
     leaseMs: number,
+    skipEndpoints?: readonly string[],
   ): Promise<{ delivery: DeliveryRecord; payload: InboundEvent | undefined }[]>;
   /** The due, free heads of FIFO endpoints' queues (of one endpoint, given `endpointId`). */
   claimOrderedHeads(

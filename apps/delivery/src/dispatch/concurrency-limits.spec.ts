@@ -12,6 +12,16 @@ describe('ConcurrencyLimits', () => {
     expect(limits.tryReserve('healthy')).toBe(true);
   });
 
+  it('names the endpoints with every slot taken, and only while they are', () => {
+    const limits = new ConcurrencyLimits(10, 2);
+    limits.tryReserve('wh_full');
+    limits.tryReserve('wh_full');
+    limits.tryReserve('wh_half');
+    expect(limits.fullEndpoints()).toEqual(['wh_full']);
+    limits.release('wh_full');
+    expect(limits.fullEndpoints()).toEqual([]);
+  });
+
   it('frees an endpoint slot on release', () => {
     const limits = new ConcurrencyLimits(10, 1);
     expect(limits.tryReserve('a')).toBe(true);

@@ -95,6 +95,20 @@ export class ConcurrencyLimits {
     await new Promise<void>((resolve) => this.waiting[slotClass].push(resolve));
   }
 
+  /**
+   * The endpoints whose every slot in this engine is taken now: an attempt of theirs would only
+   * be put off again, so the retry scheduler does not claim theirs (issue 35).
+   */
+  fullEndpoints(): string[] {
+    const full: string[] = [];
+    for (const [endpointId, taken] of this.perEndpoint) {
+      if (taken >= this.endpointMax) {
+        full.push(endpointId);
+      }
+    }
+    return full;
+  }
+
   /** Gives back both slots of a finished attempt; the endpoint's slot goes to its next waiter. */
   release(endpointId: string, slotClass: SlotClass = 'main'): void {
     this.releaseEndpoint(endpointId);

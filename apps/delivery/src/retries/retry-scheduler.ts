@@ -57,6 +57,8 @@ export class RetryScheduler implements OrderedQueues {
       recorder: RecordStore;
       metrics: Pick<DeliveryMetrics, 'deliveriesRateLimited' | 'dueBacklog' | 'orderedWaiting'>;
       health: RecordingGate;
+      /** The endpoints this engine has no free slot for now (ConcurrencyLimits). */
+      fullEndpoints: () => readonly string[];
     },
     private readonly options: SchedulerOptions,
   ) {}
@@ -127,7 +129,14 @@ export class RetryScheduler implements OrderedQueues {
     if (room <= 0) {
       return false;
     }
-    const claimed = await this.deps.queue.claimDue(room, this.options.leaseMs);
+    // An endpoint with every slot taken (one hanging past the timeout) would have each of its due
+    // deliveries claimed and put off again every interval, a round trip each, on the connections
+    // the healthy endpoints' deliveries need (issue 35): they stay due until a slot frees.
+    const claimed = await this.deps.queue.claimDue(
+      room,
+      this.options.leaseMs,
+      this.deps.fullEndpoints(),
+    );
     for (const { delivery, payload } of claimed) {
       this.track(this.attempt(delivery, payload));
     }

@@ -31,17 +31,27 @@ export class DeliveryWorkQueue {
    * Claims up to `limit` due deliveries, oldest due first, for `leaseMs`: no other engine takes
    * them until the lease lapses (a crashed engine's claims come back by themselves).
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  /**
+   * `skipEndpoints`: endpoints the claiming engine has no free slot for. Their deliveries stay due
+   * for any engine that has one, or for this one's next claim once a slot frees; claiming them now
+   * would only put each off again, a round trip per delivery per claim (issue 35).
+   */
+  async claimDue(
+    limit: number,
+    leaseMs: number,
+    skipEndpoints: readonly string[] = [],
+  ): Promise<ClaimedDelivery[]> {
     // For UPDATE ... RETURNING, TypeORM's query() answers [rows, affected count].
     // Ordered deliveries are claimed only as their queue's head (claimOrderedHeads).
     const [claimed]: [{ delivery_id: string }[], number] = await this.dataSource.query(
       `UPDATE delivery_schedule AS s SET claimed_until = now() + make_interval(secs => $2::double precision / 1000)
          FROM (SELECT delivery_id FROM delivery_schedule
                 WHERE NOT ordered AND due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+                  AND endpoint_id <> ALL($3::text[])
                 ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS due
         WHERE s.delivery_id = due.delivery_id
         RETURNING s.delivery_id`,
-      [limit, leaseMs],
+      [limit, leaseMs, skipEndpoints],
     );
     return this.withPayloads(claimed.map((row) => row.delivery_id));
   }
