@@ -73,6 +73,7 @@ describe('DeliveryWorkQueue', () => {
     const claimed = await queue.claimDue(10, 30_000, ['wh_full', 'wh_other']);
     expect(claimed.map(({ delivery }) => delivery.id)).toEqual([taken.id]);
     expect(await queue.dueBacklog()).toBe(1);
+    expect(await queue.dueBacklog(['wh_full'])).toBe(0);
     expect((await queue.claimDue(10, 30_000, [])).map(({ delivery }) => delivery.id)).toEqual([
       skipped.id,
     ]);

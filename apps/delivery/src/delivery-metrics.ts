@@ -189,7 +189,7 @@ function attemptAndScheduleMetrics(metrics: Mutable<DeliveryMetrics>, registers:
 function intakeAndLaneMetrics(metrics: Mutable<DeliveryMetrics>, registers: Registry[]): void {
   metrics.dueBacklog = new Gauge({
     name: 'svc_delivery_due_backlog',
-    help: 'Scheduled attempts whose time has come, not yet claimed (sampled by the scheduler).',
+    help: 'Scheduled attempts whose time has come, not yet claimed (sampled by the scheduler), but not those of endpoints with no free slot in the sampling engine.',
     registers,
   });
   metrics.orderedWaiting = new Gauge({

@@ -127,7 +127,8 @@ export interface DeliverySchedule {
   ): Promise<{ delivery: DeliveryRecord; payload: InboundEvent | undefined }[]>;
   postpone(deliveryId: string, delayMs: number): Promise<void>;
   forget(deliveryId: string): Promise<void>;
-  dueBacklog(): Promise<number>;
+  /** Due and unclaimed, but none of `skipEndpoints` (whose deliveries wait for a free slot). */
+  dueBacklog(skipEndpoints?: readonly string[]): Promise<number>;
   /** Deliveries in FIFO endpoints' queues, which wait by design and are not in dueBacklog. */
   orderedWaiting(): Promise<number>;
 }

@@ -260,7 +260,9 @@ export class RetryScheduler implements OrderedQueues {
       return;
     }
     this.lastBacklogSample = Date.now();
-    this.deps.metrics.dueBacklog.set(await this.deps.queue.dueBacklog());
+    // The same endpoints as the claim leaves out: a customer's hanging endpoint is no backlog of
+    // the engines', and must not page the operator (svc_delivery_due_backlog's alert).
+    this.deps.metrics.dueBacklog.set(await this.deps.queue.dueBacklog(this.deps.fullEndpoints()));
     this.deps.metrics.orderedWaiting.set(await this.deps.queue.orderedWaiting());
   }
 }

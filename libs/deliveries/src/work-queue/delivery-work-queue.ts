@@ -129,12 +129,15 @@ export class DeliveryWorkQueue {
 
   /**
    * Scheduled attempts due now and not claimed by any engine: what the engines have not caught up
-   * with. An ordered endpoint's queue waits by design and is not counted.
+   * with. An ordered endpoint's queue waits by design and is not counted, nor are the deliveries
+   * of `skipEndpoints`, which wait for their endpoint's slots, not for the engines (claimDue).
    */
-  async dueBacklog(): Promise<number> {
+  async dueBacklog(skipEndpoints: readonly string[] = []): Promise<number> {
     const [row]: { due: string }[] = await this.dataSource.query(
       `SELECT count(*) AS due FROM delivery_schedule
-        WHERE NOT ordered AND due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`,
+        WHERE NOT ordered AND due_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+          AND endpoint_id <> ALL($1::text[])`,
+      [skipEndpoints],
     );
     return Number(row.due);
   }
