@@ -28,7 +28,6 @@ import { DirectoryEndpoint, signingSecretsOf } from '../fan-out/endpoint-directo
 import { RecordReceipt, DeliveryRecorder } from '../recording/delivery-recorder';
 import type { RecordingHealth } from '../recording/recording-health';
 import type { ReceiverAuth } from '@svc/webhook-endpoints';
-import { AttemptMeters } from './attempt-meters';
 import { AttemptOptions, HttpSender } from './http-sender';
 import {
   AttemptCredentials,
@@ -64,8 +63,6 @@ const tracer = trace.getTracer('svc-delivery');
  * decision and any endpoint status change as events before returning.
  */
 export class AttemptRunner {
-  private readonly meters: AttemptMeters;
-
   constructor(
     private readonly sender: HttpSender,
     private readonly recorder: DeliveryRecorder,
@@ -75,9 +72,7 @@ export class AttemptRunner {
     private readonly keyring: Pick<SigningKeyring, 'currentSigningKeys'>,
     /** The receivers' credentials beyond the signature (ADR 0048). */
     private readonly credentials: Pick<ReceiverCredentials, 'forAttempt' | 'afterRefusal'>,
-  ) {
-    this.meters = new AttemptMeters(metrics);
-  }
+  ) {}
 
   /**
    * @param answered called as soon as the HTTP exchange is over, before the record is written:
@@ -269,7 +264,14 @@ export class AttemptRunner {
       urgent: order.before?.ordered === true,
     });
     if (receipt.committed) {
-      this.meters.countAttempt(result);
+      this.metrics.attempts.inc({
+        outcome: result.succeeded ? 'succeeded' : 'failed',
+        error_kind: result.errorKind ?? 'none',
+      });
+      this.metrics.attemptDuration.observe(
+        { outcome: result.succeeded ? 'succeeded' : 'failed' },
+        result.latencyMs / 1000,
+      );
       // A failed test is reported to whoever asked for it: it abandons nothing worth an alert.
       if (concernsEndpoint && (conclusion === 'abandoned' || conclusion === 'gone')) {
         this.metrics.deliveriesAbandoned.inc();

@@ -39,10 +39,6 @@ export class EventIntake {
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
   private keepWorking: NodeJS.Timeout | undefined;
-  /** The messages being handled, kept in progress by keepWorking's one timer (not one each). */
-  private readonly handling = new Set<IntakeMessage>();
-  /** intakeWait's series for this intake, bound once rather than looked up per message. */
-  private readonly intakeWait: ReturnType<IntakeParts['metrics']['intakeWait']['labels']>;
 
   constructor(
     private readonly parts: IntakeParts,
@@ -50,7 +46,6 @@ export class EventIntake {
     private readonly policy: IntakePolicy,
   ) {
     this.admission = new IntakeAdmission(options, policy, parts.clock);
-    this.intakeWait = parts.metrics.intakeWait.labels({ intake: policy.kind });
     this.pulling = new PullLoop(parts.source, options, policy.warnOnFailedPull);
   }
 
@@ -62,13 +57,11 @@ export class EventIntake {
       ),
       this.takeWhileRunning(),
     ]);
-    // Pulled messages waiting for room, and those in hand, are kept from JetStream's redelivery:
-    // a message waits in hand while the database is away (its records held, or its handling not
-    // started). One timer for all of them: a timer per message cost its setting and clearing.
-    this.keepWorking = setInterval(() => {
-      this.admission.keepWaitingWorking();
-      this.handling.forEach((message) => message.working());
-    }, this.options.ackWaitMs / 3);
+    // Pulled messages waiting for room are kept from JetStream's redelivery like those in hand.
+    this.keepWorking = setInterval(
+      () => this.admission.keepWaitingWorking(),
+      this.options.ackWaitMs / 3,
+    );
     return Promise.resolve();
   }
 
@@ -83,8 +76,8 @@ export class EventIntake {
     this.pulling.stop();
     await this.loops;
     this.parts.replies.flush();
-    await Promise.allSettled([...this.inFlight]);
     clearInterval(this.keepWorking);
+    await Promise.allSettled([...this.inFlight]);
   }
 
   /** The gauges the lanes read (lanes/lane-manager.ts): see IntakeAdmission. */
@@ -160,7 +153,10 @@ export class EventIntake {
         this.reply(next.message, { kind: 'release' });
         continue;
       }
-      this.intakeWait.observe(Math.max(0, this.parts.clock.now() - next.publishedAt) / 1000);
+      this.parts.metrics.intakeWait.observe(
+        { intake: this.policy.kind },
+        Math.max(0, this.parts.clock.now() - next.publishedAt) / 1000,
+      );
       this.handleInHand(next);
     }
   }
@@ -168,14 +164,16 @@ export class EventIntake {
   /** Starts handling a message (the taking loop waits for room for the next). */
   private handleInHand({ message, tenantId }: PulledWaiting): void {
     const inHand = this.admission.admit(tenantId);
-    this.handling.add(message);
+    // A message waits in hand while the database is away (its records held, or its handling
+    // not started): kept in progress so that JetStream does not hand it out again meanwhile.
+    const inProgress = setInterval(() => message.working(), this.options.ackWaitMs / 3);
     const handling = this.parts.handler
       .handle(message, { inHand, beginSlotWait: () => this.admission.beginSlotWait(tenantId) })
       .then(
         (outcome) => this.parts.replies.settle(message, outcome),
         (error: unknown) => this.parts.replies.failed(message, error),
       )
-      .finally(() => this.handling.delete(message));
+      .finally(() => clearInterval(inProgress));
     this.inFlight.add(handling);
     void handling.finally(() => {
       this.inFlight.delete(handling);
