@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * The Standard Webhooks signature (standardwebhooks.com), sent beside the spec's
@@ -29,7 +29,17 @@ export function standardWebhookKey(secret: string): Buffer {
   return whsec ? Buffer.from(whsec[1], 'base64') : Buffer.from(secret, 'utf8');
 }
 
-function sign(key: Buffer, id: string, timestamp: number, rawBody: Buffer | string): Buffer {
+/** standardWebhookKey as a key object, made once per secret and reused (issue 35). */
+export function standardWebhookKeyObject(secret: string): KeyObject {
+  return createSecretKey(standardWebhookKey(secret));
+}
+
+function sign(
+  key: Buffer | KeyObject,
+  id: string,
+  timestamp: number,
+  rawBody: Buffer | string,
+): Buffer {
   return createHmac('sha256', key)
     .update(`${id}.${timestamp}.`)
     .update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
@@ -41,7 +51,8 @@ function sign(key: Buffer, id: string, timestamp: number, rawBody: Buffer | stri
  * secret, space-separated (the newest first; several while a rotation overlaps).
  */
 export function standardWebhookSignature(
-  secrets: readonly string[],
+  /** Secrets, or their keys from standardWebhookKeyObject. */
+  secrets: readonly (string | KeyObject)[],
   id: string,
   timestamp: number,
   rawBody: Buffer | string,
@@ -49,7 +60,7 @@ export function standardWebhookSignature(
   return secrets
     .map(
       (secret) =>
-        `v1,${sign(standardWebhookKey(secret), id, timestamp, rawBody).toString('base64')}`,
+        `v1,${sign(typeof secret === 'string' ? standardWebhookKey(secret) : secret, id, timestamp, rawBody).toString('base64')}`,
     )
     .join(' ');
 }
