@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Spec 6.3: the header value is this prefix followed by the lowercase hex digest. */
 export const SIGNATURE_PREFIX = 'sha256=';
@@ -9,23 +9,7 @@ export const SIGNATURE_PREFIX = 'sha256=';
  */
 const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
 
-/**
- * The secret as a key object, made once and reused for every signature under it: `createHmac`
- * given bytes prepares a key from them each time (issue 35).
- */
-export function signatureKeyOf(secret: string): KeyObject {
-  if (secret.length === 0) {
-    throw new RangeError('the webhook signing secret must not be empty');
-  }
-  return createSecretKey(Buffer.from(secret, 'utf8'));
-}
-
-function digest(rawBody: Buffer | string, secret: string | KeyObject): Buffer {
-  if (typeof secret !== 'string') {
-    return createHmac('sha256', secret)
-      .update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
-      .digest();
-  }
+function digest(rawBody: Buffer | string, secret: string): Buffer {
   if (secret.length === 0) {
     // An empty key makes every signature forgeable; a misconfiguration must not look like success.
     throw new RangeError('the webhook signing secret must not be empty');
@@ -38,7 +22,7 @@ function digest(rawBody: Buffer | string, secret: string | KeyObject): Buffer {
 }
 
 /** The `X-SVC-Signature-256` value: HMAC-SHA256 of the exact body bytes, keyed with the secret. */
-export function signatureHeaderValue(rawBody: Buffer | string, secret: string | KeyObject): string {
+export function signatureHeaderValue(rawBody: Buffer | string, secret: string): string {
   return SIGNATURE_PREFIX + digest(rawBody, secret).toString('hex');
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The Standard Webhooks signature (standardwebhooks.com), sent beside the spec's
@@ -29,17 +29,7 @@ export function standardWebhookKey(secret: string): Buffer {
   return whsec ? Buffer.from(whsec[1], 'base64') : Buffer.from(secret, 'utf8');
 }
 
-/** standardWebhookKey as a key object, made once per secret and reused (issue 35). */
-export function standardWebhookKeyObject(secret: string): KeyObject {
-  return createSecretKey(standardWebhookKey(secret));
-}
-
-function sign(
-  key: Buffer | KeyObject,
-  id: string,
-  timestamp: number,
-  rawBody: Buffer | string,
-): Buffer {
+function sign(key: Buffer, id: string, timestamp: number, rawBody: Buffer | string): Buffer {
   return createHmac('sha256', key)
     .update(`${id}.${timestamp}.`)
     .update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
@@ -51,8 +41,7 @@ function sign(
  * secret, space-separated (the newest first; several while a rotation overlaps).
  */
 export function standardWebhookSignature(
-  /** Secrets, or their keys from standardWebhookKeyObject. */
-  secrets: readonly (string | KeyObject)[],
+  secrets: readonly string[],
   id: string,
   timestamp: number,
   rawBody: Buffer | string,
@@ -60,7 +49,7 @@ export function standardWebhookSignature(
   return secrets
     .map(
       (secret) =>
-        `v1,${sign(typeof secret === 'string' ? standardWebhookKey(secret) : secret, id, timestamp, rawBody).toString('base64')}`,
+        `v1,${sign(standardWebhookKey(secret), id, timestamp, rawBody).toString('base64')}`,
     )
     .join(' ');
 }

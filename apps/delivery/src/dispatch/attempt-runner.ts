@@ -34,7 +34,6 @@ import {
   ReceiverCredentials,
   withExtraHeaders,
 } from './receiver-auth/receiver-credentials';
-import { SigningKeyObjects } from './signing-key-objects';
 import type { SigningKeyring } from './signing-keyring';
 
 /** One attempt to make: which delivery, to which endpoint, with which exact body. */
@@ -64,8 +63,6 @@ const tracer = trace.getTracer('svc-delivery');
  * decision and any endpoint status change as events before returning.
  */
 export class AttemptRunner {
-  private readonly keyObjects = new SigningKeyObjects();
-
   constructor(
     private readonly sender: HttpSender,
     private readonly recorder: DeliveryRecorder,
@@ -139,18 +136,9 @@ export class AttemptRunner {
       if (endpoint.secret === null) {
         return { unsigned: 'the signing secret cannot be decrypted with the configured keys' };
       }
-      const keys = (secret: string) => this.keyObjects.of(endpoint, secret);
-      headers[DELIVERY_HEADERS.signature] = signatureHeaderValue(
-        body,
-        keys(endpoint.secret).signature,
-      );
+      headers[DELIVERY_HEADERS.signature] = signatureHeaderValue(body, endpoint.secret);
       entries.push(
-        standardWebhookSignature(
-          signingSecretsOf(endpoint, now).map((secret) => keys(secret).standardWebhook),
-          identity.event_id,
-          sentAt,
-          body,
-        ),
+        standardWebhookSignature(signingSecretsOf(endpoint, now), identity.event_id, sentAt, body),
       );
     }
     if (endpoint.signatureSchemes.includes('ed25519')) {
