@@ -229,12 +229,7 @@ export function loadBenchSettings(env: NodeJS.ProcessEnv = process.env): BenchSe
       failingOrdering: oneOf(env, 'BENCH_MIXED_FAILING_ORDERING', ['unordered', 'fifo'] as const),
       // Three by default (issue 35): its rounds spread widely, and a median of three means more
       // than one figure. BENCH_PAIRED_ROUNDS, which set it before, still does when given alone.
-      rounds: integer(
-        env,
-        'BENCH_MIXED_ROUNDS',
-        integer(env, 'BENCH_PAIRED_ROUNDS', 3, 1),
-        1,
-      ),
+      rounds: integer(env, 'BENCH_MIXED_ROUNDS', integer(env, 'BENCH_PAIRED_ROUNDS', 3, 1), 1),
     },
     backlog: {
       retries: integer(env, 'BENCH_BACKLOG_RETRIES', 100_000, 0),
