@@ -158,6 +158,16 @@ export interface FaultStackOptions {
   rssSampleEveryMs?: number;
   /** Progress of the set-up, for a person watching. */
   log?: (message: string) => void;
+  /**
+   * The NATS the scenario runs on; one private nats-server when absent. A cluster gives its
+   * servers' URLs joined by commas in `url` (what `NATS_URL` takes).
+   */
+  startNats?: () => Promise<PrivateNats>;
+  /**
+   * The PostgreSQL the scenario runs on; one private cluster when absent. Its `url()` is what
+   * every app and the checker connect to (a primary behind a forwarder, say).
+   */
+  startPostgres?: () => Promise<PrivatePostgres>;
 }
 
 /** The suite's defaults: a retry schedule and an ack wait short enough for minutes-long runs. */
@@ -219,8 +229,8 @@ export class FaultStack {
 
   static async start(options: FaultStackOptions): Promise<FaultStack> {
     const [postgres, natsServer] = await Promise.allSettled([
-      startPrivatePostgres(),
-      startPrivateNats(),
+      (options.startPostgres ?? startPrivatePostgres)(),
+      (options.startNats ?? startPrivateNats)(),
     ]);
     if (postgres.status === 'rejected' || natsServer.status === 'rejected') {
       await (postgres.status === 'fulfilled' ? postgres.value.stop() : undefined);
@@ -264,7 +274,7 @@ export class FaultStack {
     // A server restart ends idle pooled connections: the pool drops them and opens new ones.
     this.db.on('error', () => undefined);
     this.nats = await connect({
-      servers: this.natsServer.url,
+      servers: this.natsServer.url.split(','),
       maxReconnectAttempts: -1,
       reconnectTimeWait: 200,
       name: 'fault-suite',
