@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_ENGINE_ENV, EngineLife, FaultStack } from './fault-stack';
+import { DEFAULT_ENGINE_ENV, EngineLife, FaultStack, FaultStackOptions } from './fault-stack';
 import { Check, FaultMark, LedgerFigures, runLedger } from './ledger';
 import { commit, machine, RUN_VARIABLE, ScenarioResult, writeResult } from './results';
 import { APPS_ROOT, FAULT_SETTINGS, REPO_ROOT } from './settings';
@@ -27,6 +27,8 @@ export interface ScenarioDefinition {
   /** Engine variables of this scenario, over the suite's defaults. */
   engineEnv?: NodeJS.ProcessEnv;
   rssSampleEveryMs?: number;
+  /** The NATS the scenario runs on (a cluster, say); one private nats-server when absent. */
+  startNats?: FaultStackOptions['startNats'];
   /** An unrecorded POST this long before a kill -9 is no longer explained by it. */
   crashWindowMs?: number;
   /** Starts the engines, publishes the events and causes the faults. */
@@ -132,6 +134,7 @@ export async function runScenario(definition: ScenarioDefinition): Promise<Scena
     engineEnv: definition.engineEnv,
     rssSampleEveryMs: definition.rssSampleEveryMs,
     log,
+    startNats: definition.startNats,
   });
   try {
     log(`ready (postgres :${stack.postgres.port}, nats :${stack.natsServer.port}); running`);
