@@ -17,7 +17,7 @@ const moduleNameMapper = {
   // files under the `import` condition only, which Jest's require() does not match: the same
   // files, named directly
   '^kubernetes-models/(.+)$': '<rootDir>/node_modules/kubernetes-models/$1.js',
-  '^@kubernetes-models/(apimachinery|prometheus-operator)/(.+)$':
+  '^@kubernetes-models/(apimachinery|prometheus-operator|cert-manager|gateway-api)/(.+)$':
     '<rootDir>/node_modules/@kubernetes-models/$1/$2.js',
   '^@kubernetes-models/(base|validate)$':
     '<rootDir>/node_modules/@kubernetes-models/$1/dist/index.js',

@@ -92,18 +92,19 @@ function applyKustomization(
   directory: string,
   objects: K8sObject[],
   extraComponents: string[] = [],
+  extraFirst = false,
 ): K8sObject[] {
   const kustomization = kustomizationIn(directory);
+  const own = (kustomization.components ?? []).map((entry: string) => resolve(directory, entry));
   for (const entry of kustomization.resources ?? []) {
     const path = resolve(directory, entry);
     objects.push(
       ...(statSync(path).isDirectory() ? applyKustomization(path, []) : documents(path)),
     );
   }
-  for (const component of [
-    ...(kustomization.components ?? []).map((entry: string) => resolve(directory, entry)),
-    ...extraComponents,
-  ]) {
+  for (const component of extraFirst
+    ? [...extraComponents, ...own]
+    : [...own, ...extraComponents]) {
     objects = applyKustomization(component, objects);
   }
   for (const generator of kustomization.configMapGenerator ?? []) {
@@ -159,10 +160,18 @@ function applyKustomization(
 
 /**
  * The objects `kustomize build <directory>` would print (without generated-name hashes);
- * `components` (absolute directories) are added to the kustomization's own, as if it listed them.
+ * `components` (absolute directories) are added to the kustomization's own, as if it listed them
+ * after its own (or before them, with `first`: components apply in order, so a component's patch
+ * reaches only the objects listed before it).
  */
-export function render(directory: string, components: string[] = []): K8sObject[] {
-  return applyKustomization(directory, [], components).map((object) => structuredClone(object));
+export function render(
+  directory: string,
+  components: string[] = [],
+  { first = false }: { first?: boolean } = {},
+): K8sObject[] {
+  return applyKustomization(directory, [], components, first).map((object) =>
+    structuredClone(object),
+  );
 }
 
 export { dirname };

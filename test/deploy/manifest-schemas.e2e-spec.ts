@@ -66,24 +66,29 @@ describe('the checks can fail', () => {
   it('maps only the kinds deploy/ uses and refuses any other', () => {
     expect(VALIDATED_KINDS).toEqual([
       'apps/v1 Deployment',
+      'apps/v1 StatefulSet',
       'autoscaling/v2 HorizontalPodAutoscaler',
       'batch/v1 Job',
+      'cert-manager.io/v1 Certificate',
+      'cert-manager.io/v1 Issuer',
+      'monitoring.coreos.com/v1 PodMonitor',
       'monitoring.coreos.com/v1 PrometheusRule',
       'monitoring.coreos.com/v1 ServiceMonitor',
       'networking.k8s.io/v1 Ingress',
       'networking.k8s.io/v1 NetworkPolicy',
       'policy/v1 PodDisruptionBudget',
+      'postgresql.cnpg.io/v1 Cluster',
       'v1 ConfigMap',
       'v1 Service',
       'v1 ServiceAccount',
     ]);
     expect(
       schemaProblems([
-        { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'x' } },
+        { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'x' } },
         { apiVersion: 'extensions/v1beta1', kind: 'Deployment', metadata: { name: 'old' } },
       ]),
     ).toEqual([
-      'StatefulSet/x: unknown kind "StatefulSet" of apiVersion "apps/v1" (no schema to validate it against)',
+      'DaemonSet/x: unknown kind "DaemonSet" of apiVersion "apps/v1" (no schema to validate it against)',
       'Deployment/old: unknown kind "Deployment" of apiVersion "extensions/v1beta1" (no schema to validate it against)',
     ]);
   });
@@ -120,6 +125,39 @@ describe('the checks can fail', () => {
       describeObject(ingress),
       describeObject(monitor),
     ]);
+  });
+
+  it('reports a CloudNativePG Cluster, a Certificate and a StatefulSet that break their schemas', () => {
+    const objects = RENDERINGS.find(([name]) => name === 'production')![1];
+    const pick = (kind: string) => structuredClone(objects.find((o) => o.kind === kind)!);
+    const cluster = pick('Cluster');
+    cluster.spec.instances = 'two';
+    cluster.spec.minSyncReplica = 1; // misspelt: the CRD's schema knows no such field
+    cluster.spec.postgresql.synchronous.method = 'all';
+    cluster.spec.postgresql.synchronous.dataDurability = 'strict';
+    delete cluster.spec.storage.size;
+    cluster.spec.storage.sizee = '50Gi';
+    const [problem, ...others] = schemaProblems([cluster]);
+    expect(others).toEqual([]);
+    expect(problem.split(', ').sort()).toEqual(
+      [
+        'Cluster/svc-webhooks-pg in svc-webhooks: data/spec must NOT have additional properties (minSyncReplica)',
+        'data/spec/instances must be integer',
+        'data/spec/postgresql/synchronous/method must be equal to one of the allowed values',
+        'data/spec/postgresql/synchronous/dataDurability must be equal to one of the allowed values',
+        'data/spec/storage must NOT have additional properties (sizee)',
+      ].sort(),
+    );
+    const certificate = pick('Certificate');
+    certificate.spec.usages = ['server-auth'];
+    delete certificate.spec.issuerRef;
+    const statefulSet = pick('StatefulSet');
+    statefulSet.spec.volumeClaimTemplates[0].spec.resources.requests.storage = 'ten gigs';
+    expect(schemaProblems([certificate, statefulSet]).map((p) => p.split(':')[0])).toEqual([
+      describeObject(certificate),
+      describeObject(statefulSet),
+    ]);
+    expect(schemaProblems([pick('Cluster'), pick('Certificate'), pick('StatefulSet')])).toEqual([]);
   });
 
   it('reports a container without probes, bounds, non-root, read-only root or a pinned image', () => {
