@@ -33,7 +33,7 @@ export interface PrivatePostgresOptions {
   tls?: { certFile: string; keyFile: string };
 }
 
-async function binDirectory(): Promise<string> {
+export async function binDirectory(): Promise<string> {
   if (process.env.PG_BIN) {
     return process.env.PG_BIN;
   }
@@ -44,7 +44,7 @@ async function binDirectory(): Promise<string> {
   return join('/usr/lib/postgresql', versions[0], 'bin');
 }
 
-async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
+export async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) {
     return undefined;
   }
