@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUNBOOKS } from './deploy-files';
+import { exporterOf } from './exporter-metrics';
 import { alertRules } from './monitoring-files';
+import { namesInQuery } from './promql-names';
 import { kebabCase, runbookFiles, runbookPath, runbookProblems } from './runbooks';
 
 /**
@@ -60,6 +62,54 @@ describe('alert rules', () => {
       expect(alerts.get(alert)?.labels?.severity).toBe('critical');
       expect(alerts.get(alert)?.for).toMatch(/^[1-9]m$/); // "for some minutes"
     }
+  });
+
+  it('page for a JetStream node or quorum lost, a PostgreSQL standby not streaming; warn on a failover and a lagging standby', () => {
+    const alerts = new Map(alertRules().map((rule) => [rule.alert, rule]));
+    const expected: [string, string, RegExp][] = [
+      ['SvcWebhooksJetStreamNodeLost', 'critical', /gnatsd_healthz_status/],
+      ['SvcWebhooksJetStreamQuorumLost', 'critical', /is_stream_leader="true"/],
+      ['SvcWebhooksPostgresFailover', 'warning', /changes\(cnpg_pg_replication_in_recovery/],
+      [
+        'SvcWebhooksPostgresStandbyNotStreaming',
+        'critical',
+        /cnpg_pg_replication_streaming_replicas/,
+      ],
+      ['SvcWebhooksPostgresStandbyLagging', 'warning', /cnpg_pg_replication_lag/],
+    ];
+    for (const [alert, severity, uses] of expected) {
+      const rule = alerts.get(alert);
+      expect({ alert, severity: rule?.labels?.severity }).toEqual({ alert, severity });
+      expect(String(rule?.expr)).toMatch(uses);
+    }
+  });
+
+  it("select an exporter's metrics by its job, and aggregate them by bounded labels only", () => {
+    const problems: string[] = [];
+    for (const rule of alertRules()) {
+      const expr = String(rule.expr);
+      const { metrics, labels } = namesInQuery(expr);
+      for (const metric of metrics) {
+        const exporter = exporterOf(metric);
+        if (!exporter) continue;
+        const uses = expr.match(new RegExp(`\\b${metric}\\b[^(\\s]*`, 'g')) ?? [];
+        for (const use of uses) {
+          if (!use.startsWith(`${metric}{job="${exporter.job}"`)) {
+            problems.push(`${rule.alert}: ${use} (job="${exporter.job}" expected)`);
+          }
+        }
+      }
+      if (metrics.some((metric) => exporterOf(metric))) {
+        // never per server id, pod or leader name: those change with every reschedule
+        const unbounded = labels.filter((label) =>
+          ['server_id', 'server_name', 'pod', 'instance', 'stream_leader', 'meta_leader'].includes(
+            label,
+          ),
+        );
+        if (unbounded.length > 0) problems.push(`${rule.alert}: by ${unbounded.join(', ')}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('have distinct names', () => {

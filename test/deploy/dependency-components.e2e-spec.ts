@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUBERNETES } from './deploy-files';
+import { EXPORTERS } from './exporter-metrics';
 import { schemaProblems } from './kubernetes-schemas';
 import { K8sObject, render } from './kustomize-lite';
 import { invariantProblems } from './workload-invariants';
@@ -402,12 +403,15 @@ describe('components/dependency-monitors', () => {
     expect(nats.spec.selector.matchLabels).toEqual(statefulSet.spec.selector.matchLabels);
     const ports = pod.containers.flatMap((c: K8sObject) => c.ports.map((p: K8sObject) => p.name));
     expect(ports).toContain(nats.spec.podMetricsEndpoints[0].port);
-    // job="svc-webhooks-nats", as the alerts select
-    expect(statefulSet.spec.template.metadata.labels[nats.spec.jobLabel]).toBe('svc-webhooks-nats');
+    // the job the alerts select (exporter-metrics.ts)
+    expect(statefulSet.spec.template.metadata.labels[nats.spec.jobLabel]).toBe(
+      EXPORTERS['prometheus-nats-exporter'].job,
+    );
     const pg = find(production, 'PodMonitor', 'svc-webhooks-pg');
     expect(pg.spec.jobLabel).toBe('cnpg.io/cluster');
-    expect(pg.spec.selector.matchLabels['cnpg.io/cluster']).toBe('svc-webhooks-pg');
-    expect(find(production, 'Cluster', 'svc-webhooks-pg')).toBeDefined();
+    // CloudNativePG labels its pods cnpg.io/cluster=<the Cluster's name>
+    expect(pg.spec.selector.matchLabels['cnpg.io/cluster']).toBe(EXPORTERS.cloudnative_pg.job);
+    expect(find(production, 'Cluster', EXPORTERS.cloudnative_pg.job)).toBeDefined();
   });
 });
 
