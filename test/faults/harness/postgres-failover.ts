@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PostgresPair, ReplicationState, startPostgresPair } from './postgres-pair';
 import { AnswerPlan, ReceivedPost } from './recording-receiver';
+import ms from 'ms';
 import { ScenarioDefinition } from './scenario';
 import { RESULTS_DIR } from './settings';
 import { FIFO_ENDPOINTS } from './topology';
@@ -15,11 +16,22 @@ const PER_SECOND = 20;
 const FAILOVER_AT = 0.3;
 /**
  * How long the standby is held behind before the primary is lost (its replication link paused):
- * on loopback a standby trails by a millisecond, so an immediate stop alone would show nothing of
- * what an asynchronous standby that lags (a busy network, a slow disk) loses. The same pause in
- * the synchronous run holds every commit for as long, which is the price it pays instead.
+ * on loopback a standby trails by a few kB of WAL, and an immediate stop alone lost nothing
+ * (`FAULTS_PG_STANDBY_BEHIND=0`: one run, the whole ledger passed), which says nothing of what an
+ * asynchronous standby that lags (a busy network, a slow disk, a long checkpoint) loses. The
+ * same pause in the synchronous run holds every commit for as long, the price it pays instead.
  */
-const STANDBY_BEHIND_MS = 2000;
+const STANDBY_BEHIND_MS = standbyBehindMs();
+
+/** `FAULTS_PG_STANDBY_BEHIND` (2s): 0 leaves the link alone, the standby as far behind as it is. */
+function standbyBehindMs(): number {
+  const text = process.env.FAULTS_PG_STANDBY_BEHIND ?? '2s';
+  const value = ms(text as ms.StringValue);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new Error(`FAULTS_PG_STANDBY_BEHIND: "${text}" is not a duration (e.g. 2s, 0)`);
+  }
+  return value;
+}
 /**
  * From the primary's stop to the promotion: the time a failover manager takes to decide (Patroni
  * waits for its leader key to expire; seconds to tens of seconds), long enough for the readiness
@@ -177,8 +189,10 @@ export function postgresFailover(mode: ReplicationMode): ScenarioDefinition {
           }
           failover = (async () => {
             const pausedAt = Date.now();
-            servers.replicationLink.pause();
-            await sleep(STANDBY_BEHIND_MS);
+            if (STANDBY_BEHIND_MS > 0) {
+              servers.replicationLink.pause();
+              await sleep(STANDBY_BEHIND_MS);
+            }
             const lagAtStop = await servers.replicationState().catch(() => null);
             const stoppedAt = Date.now();
             await servers.stopPrimaryHard();
