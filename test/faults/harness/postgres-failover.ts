@@ -40,6 +40,8 @@ function standbyBehindMs(): number {
 const NO_PRIMARY_MS = 8000;
 /** The readiness check's own timeout (2 s) and a probe's: a lost primary is reported by then. */
 const READINESS_GRACE_MS = 3000;
+/** DELIVERY_TIMEOUT of the suite: what was in flight at the stop has been answered by then. */
+const IN_FLIGHT_MS = 5000;
 /** How long the engine may take, once the standby is promoted, to report ready again. */
 const READY_AGAIN_WITHIN_MS = 20_000;
 /** A POST recorded just before the link paused may still have its commit in flight. */
@@ -250,6 +252,9 @@ export function postgresFailover(mode: ReplicationMode): ScenarioDefinition {
       const posts = stack.posts();
       const stop = deliveryStop(posts, t);
       const notReady = t.readiness.filter((probe) => probe.status !== 200);
+      const sentWithoutPrimary = posts.filter(
+        (post) => post.receivedAt > t.stoppedAt + IN_FLIGHT_MS && post.receivedAt < t.switchedAt,
+      );
       figures.failover = {
         replication: mode,
         standbyBehindAtStopBytes: t.lagAtStop?.replayLagBytes ?? null,
@@ -265,6 +270,7 @@ export function postgresFailover(mode: ReplicationMode): ScenarioDefinition {
           answered200: t.readiness.length - notReady.length,
         },
         deliveryStop: stop,
+        postsWithoutPrimary: sentWithoutPrimary.length,
       };
       log(
         `failover (${mode}): no primary for ${seconds(t.switchedAt - t.stoppedAt)} s; deliveries stopped for ${stop.longestGapS} s (from ${stop.gapFromS} s to ${stop.gapToS} s of the stop); ready again ${seconds(t.readyAgainAt === null ? null : t.readyAgainAt - t.switchedAt)} s after the switch`,
@@ -273,6 +279,11 @@ export function postgresFailover(mode: ReplicationMode): ScenarioDefinition {
         'the engine reports not ready while there is no primary',
         notReady.length > 0 && notReady.length === t.readiness.length,
         `/readyz from ${READINESS_GRACE_MS / 1000} s after the stop to the promotion: ${notReady.length} of ${t.readiness.length} probes not ready`,
+      );
+      check(
+        'no attempt starts while there is no primary (the engine holds its work)',
+        sentWithoutPrimary.length === 0,
+        `${sentWithoutPrimary.length} POSTs arrived between ${IN_FLIGHT_MS / 1000} s after the stop and the switch`,
       );
       check(
         'the same engine is ready again after the promotion, without a restart',
