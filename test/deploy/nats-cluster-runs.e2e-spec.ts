@@ -197,8 +197,8 @@ describe('components/nats-cluster, run with nats-server', () => {
   });
 
   it('forms one cluster over TLS routes, each node routed to the two others', async () => {
-    const monitor = async (node: Node, path: string) =>
-      (await fetch(`http://127.0.0.1:${node.monitor}${path}`)).json();
+    const monitor = async (node: Node, path: string): Promise<K8sObject> =>
+      JSON.parse(await (await fetch(`http://127.0.0.1:${node.monitor}${path}`)).text());
     const ids = new Map<string, string>();
     for (const node of nodes) ids.set((await monitor(node, '/varz')).server_id, node.name);
     for (const node of nodes) {
