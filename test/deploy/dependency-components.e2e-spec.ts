@@ -1,4 +1,6 @@
+import { loadApiConfig, loadAuthConfig, loadCliConfig, loadDeliveryConfig } from '@svc/config';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -394,6 +396,61 @@ describe('components/postgres-cluster in the production overlay', () => {
       Number(cluster.spec.postgresql.parameters.max_connections),
     );
   });
+});
+
+describe('the production overlay, as each app reads it', () => {
+  /** What the Secrets hold, by key: stand-ins of the right form. */
+  const SECRETS: Record<string, string> = {
+    uri: 'postgresql://svc_webhooks:from-the-operator@svc-webhooks-pg-rw.svc-webhooks:5432/svc_webhooks',
+    SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    AUTH_SIGNING_KEYS: JSON.stringify([
+      {
+        ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }),
+        kid: 'k1',
+      },
+    ]),
+    'app-password': 'from-the-secret',
+  };
+
+  /** The environment the kubelet gives `container`: the ConfigMap, then its own env. */
+  function environment(container: K8sObject): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...appConfig(production) };
+    for (const variable of container.env ?? []) {
+      const ref = variable.valueFrom?.secretKeyRef;
+      if (ref?.optional) continue;
+      env[variable.name] = ref
+        ? SECRETS[ref.key]
+        : String(variable.value).replace(/\$\((\w+)\)/g, (_, name: string) => env[name] ?? '');
+    }
+    return env;
+  }
+
+  const loaders: Record<string, (env: NodeJS.ProcessEnv) => object> = {
+    api: loadApiConfig,
+    auth: loadAuthConfig,
+    delivery: loadDeliveryConfig,
+    migrate: loadCliConfig,
+  };
+
+  it.each(containers(production, ['Deployment']))(
+    '%s loads its configuration, with the clusters of the components',
+    (_, container) => {
+      const config = loaders[container.name](environment(container)) as K8sObject;
+      expect(config.database.url).toBe(SECRETS.uri);
+      if (container.name === 'migrate') return;
+      expect(config.nats).toMatchObject({
+        servers: appConfig(production).NATS_URL.split(','),
+        user: 'svc-webhooks',
+        password: SECRETS['app-password'],
+        tls: {
+          caFile: '/etc/svc/nats-tls/ca.crt',
+          certFile: '/etc/svc/nats-tls/tls.crt',
+          keyFile: '/etc/svc/nats-tls/tls.key',
+        },
+      });
+      if (container.name === 'delivery') expect(config.jetstream.replicas).toBe(3);
+    },
+  );
 });
 
 describe('components/dependency-monitors', () => {
