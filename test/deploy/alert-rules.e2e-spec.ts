@@ -112,6 +112,20 @@ describe('alert rules', () => {
     expect(problems).toEqual([]);
   });
 
+  it('name, in their runbooks, the exporter they need scraped and its job label', () => {
+    const missing: string[] = [];
+    for (const rule of alertRules()) {
+      const jobs = new Set(
+        namesInQuery(String(rule.expr)).metrics.flatMap((metric) => exporterOf(metric)?.job ?? []),
+      );
+      const text = readFileSync(join(RUNBOOKS, `${kebabCase(rule.alert)}.md`), 'utf8');
+      for (const job of jobs) {
+        if (!text.includes(`\`job="${job}"\``)) missing.push(`${rule.alert}: job="${job}"`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('have distinct names', () => {
     const names = alertRules().map((rule) => rule.alert);
     expect(new Set(names).size).toBe(names.length);
