@@ -15,9 +15,9 @@ export interface ConsumerMonitorOptions {
 
 /**
  * The delivery engine's durable JetStream consumer, seen from outside: a readiness check (the
- * consumer exists and NATS answers for it) and, at each scrape, its backlog as JetStream counts
- * it: messages not yet delivered (`num_pending`), delivered and not yet acknowledged
- * (`num_ack_pending`) and redelivered. Consumer lag alerts read these (docs/runbooks).
+ * consumer and its stream exist and JetStream answers for both) and, at each scrape, its backlog
+ * as JetStream counts it: messages not yet delivered (`num_pending`), delivered and not yet
+ * acknowledged (`num_ack_pending`) and redelivered. Consumer lag alerts read these (docs/runbooks).
  */
 @Injectable()
 export class JetStreamConsumerMonitor implements ReadinessCheck {
@@ -63,21 +63,36 @@ export class JetStreamConsumerMonitor implements ReadinessCheck {
     );
   }
 
+  /**
+   * The consumer and its stream both answer. In a cluster each has a leader of its own: one that
+   * survived the loss of the quorum goes on answering for a while (until its group notices, 10 s
+   * or more), so a lost quorum shows as soon as either leader is gone; and a stream without a
+   * leader takes no event.
+   */
   async check(): Promise<void> {
-    await this.info();
+    await Promise.all([
+      this.info(),
+      withTimeout(
+        this.jsm().then((jsm) => jsm.streams.info(this.options.stream)),
+        2000,
+        `JetStream stream ${this.options.stream}`,
+      ),
+    ]);
   }
 
   private async info(): Promise<ConsumerInfo> {
     return withTimeout(
-      (async () => {
-        const connection = this.nats.current;
-        if (this.manager?.connection !== connection) {
-          this.manager = { connection, jsm: await jetstreamManager(connection) };
-        }
-        return this.manager.jsm.consumers.info(this.options.stream, this.options.consumer);
-      })(),
+      this.jsm().then((jsm) => jsm.consumers.info(this.options.stream, this.options.consumer)),
       2000,
       `JetStream consumer ${this.options.consumer}`,
     );
+  }
+
+  private async jsm(): Promise<JetStreamManager> {
+    const connection = this.nats.current;
+    if (this.manager?.connection !== connection) {
+      this.manager = { connection, jsm: await jetstreamManager(connection) };
+    }
+    return this.manager.jsm;
   }
 }

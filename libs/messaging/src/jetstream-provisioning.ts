@@ -16,6 +16,7 @@ import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '@svc/config';
 import { SubjectScheme } from '@svc/contracts';
 import { isDeepStrictEqual } from 'node:util';
+import { ReplicaRefusals } from './replica-refusals';
 
 export type JetStreamSettings = AppConfig['jetstream'];
 
@@ -51,6 +52,7 @@ type DesiredConsumer = Required<
     | 'max_ack_pending'
     | 'deliver_policy'
     | 'max_deliver'
+    | 'num_replicas'
   >
 >;
 
@@ -96,6 +98,9 @@ export function desiredJetStreamObjects(settings: JetStreamSettings): {
     // Redelivery never stops on its own: the engine parks poison messages itself, and a cap
     // here would silently drop events whose deliveries merely keep timing out.
     max_deliver: -1,
+    // 0 is JetStream's own default (as many as the stream), which consumers made before the
+    // setting existed hold: they are left as they are.
+    num_replicas: settings.consumerReplicas ?? 0,
   };
   const events: DesiredStream = {
     name: settings.eventsStream,
@@ -182,16 +187,17 @@ export async function provisionJetStream(
   }
   const jsm = await jetstreamManager(nc);
   const desired = desiredJetStreamObjects(settings);
+  const replicas = new ReplicaRefusals(settings, nc.info?.cluster);
   const summary: ProvisioningSummary = { created: [], updated: [], unchanged: [] };
   for (const stream of [desired.events, desired.deadLetter, desired.operational]) {
-    const outcome = await ensureStream(jsm, stream);
+    const outcome = await ensureStream(jsm, stream, replicas);
     summary[outcome].push(`stream ${stream.name}`);
   }
   for (const [stream, consumer] of [
     [desired.events, desired.consumer],
     [desired.operational, desired.operationalConsumer],
   ] as const) {
-    const outcome = await ensureConsumer(jsm, stream.name, consumer);
+    const outcome = await ensureConsumer(jsm, stream.name, consumer, replicas);
     summary[outcome].push(`consumer ${stream.name}/${consumer.durable_name}`);
   }
   return summary;
@@ -199,7 +205,11 @@ export async function provisionJetStream(
 
 type Outcome = keyof ProvisioningSummary;
 
-async function ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<Outcome> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  desired: DesiredStream,
+  replicas: ReplicaRefusals,
+): Promise<Outcome> {
   const label = `stream ${desired.name}`;
   let existing = await orNotFound(jsm.streams.info(desired.name), JetStreamApiCodes.StreamNotFound);
   if (!existing) {
@@ -210,15 +220,22 @@ async function ensureStream(jsm: JetStreamManager, desired: DesiredStream): Prom
       // Another replica may have created it in the meantime; then it is compared like any other.
       existing = await orNotFound(jsm.streams.info(desired.name), JetStreamApiCodes.StreamNotFound);
       if (!existing) {
-        throw new JetStreamProvisioningError(`cannot create ${label}: ${message(error)}`, {
-          cause: error,
-        });
+        throw (
+          refusal(replicas.explain('create', label, 'stream', error), error) ??
+          new JetStreamProvisioningError(`cannot create ${label}: ${message(error)}`, {
+            cause: error,
+          })
+        );
       }
     }
   }
   return updateIfChanged(label, desired, existing.config, FIXED_STREAM_FIELDS, {
     hint: `recreate it (nats stream rm ${desired.name}) once its events are delivered`,
     update: (changes) => jsm.streams.update(desired.name, changes),
+    explain: (error, changed) =>
+      changed.includes('num_replicas')
+        ? refusal(replicas.explain('update', label, 'stream', error), error)
+        : undefined,
   });
 }
 
@@ -226,6 +243,7 @@ async function ensureConsumer(
   jsm: JetStreamManager,
   stream: string,
   desired: DesiredConsumer,
+  replicas: ReplicaRefusals,
 ): Promise<Outcome> {
   const name = desired.durable_name;
   const label = `consumer ${stream}/${name}`;
@@ -239,9 +257,12 @@ async function ensureConsumer(
     } catch (error) {
       existing = await lookUp();
       if (!existing) {
-        throw new JetStreamProvisioningError(`cannot create ${label}: ${message(error)}`, {
-          cause: error,
-        });
+        throw (
+          refusal(replicas.explain('create', label, 'consumer', error), error) ??
+          new JetStreamProvisioningError(`cannot create ${label}: ${message(error)}`, {
+            cause: error,
+          })
+        );
       }
     }
   }
@@ -254,6 +275,10 @@ async function ensureConsumer(
   return updateIfChanged(label, desired, existing.config, FIXED_CONSUMER_FIELDS, {
     hint: `delete it (nats consumer rm ${stream} ${name}) and provision again; it restarts from the first event still in the stream`,
     update: (changes) => jsm.consumers.update(stream, name, changes),
+    explain: (error, changed) =>
+      changed.includes('num_replicas')
+        ? refusal(replicas.explain('update', label, 'consumer', error), error)
+        : undefined,
   });
 }
 
@@ -262,7 +287,12 @@ async function updateIfChanged<T extends object>(
   desired: T,
   actual: object,
   fixedFields: readonly string[],
-  how: { hint: string; update: (changes: Partial<T>) => Promise<unknown> },
+  how: {
+    hint: string;
+    update: (changes: Partial<T>) => Promise<unknown>;
+    /** A clearer error than JetStream's answer to the update of `changed`, when there is one. */
+    explain?: (error: unknown, changed: string[]) => Error | undefined;
+  },
 ): Promise<Outcome> {
   const current = actual as Record<string, unknown>;
   const changed = differingFields(desired, actual);
@@ -285,9 +315,12 @@ async function updateIfChanged<T extends object>(
   try {
     await how.update(changes);
   } catch (error) {
-    throw new JetStreamProvisioningError(
-      `cannot update ${label} (${changed.join(', ')}): ${message(error)}`,
-      { cause: error },
+    throw (
+      how.explain?.(error, changed) ??
+      new JetStreamProvisioningError(
+        `cannot update ${label} (${changed.join(', ')}): ${message(error)}`,
+        { cause: error },
+      )
     );
   }
   return 'updated';
@@ -309,6 +342,12 @@ async function orNotFound<T>(lookUp: Promise<T>, notFoundCode: number): Promise<
     }
     throw error;
   }
+}
+
+function refusal(explained: string | undefined, error: unknown): Error | undefined {
+  return explained === undefined
+    ? undefined
+    : new JetStreamProvisioningError(explained, { cause: error });
 }
 
 function message(error: unknown): string {

@@ -1,5 +1,5 @@
 import { loadSections } from '../section';
-import { nats, subjects } from './messaging';
+import { jetstream, nats, subjects } from './messaging';
 
 describe('NATS settings (ADR 0020)', () => {
   it('connects to a local server without credentials by default', () => {
@@ -37,5 +37,24 @@ describe('NATS settings (ADR 0020)', () => {
     expect(() => loadSections([subjects], { NATS_SUBJECT_ROOT: 'svc.*' })).toThrow(
       /NATS_SUBJECT_ROOT: must be NATS subject tokens/,
     );
+  });
+});
+
+describe('JetStream replicas', () => {
+  it("gives the consumers their stream's replicas by default, or those configured", () => {
+    expect(loadSections([jetstream], { EVENTS_STREAM_REPLICAS: '3' }).jetstream).toMatchObject({
+      replicas: 3,
+      consumerReplicas: 0,
+    });
+    expect(
+      loadSections([jetstream], { EVENTS_STREAM_REPLICAS: '3', DELIVERY_CONSUMER_REPLICAS: '1' })
+        .jetstream,
+    ).toMatchObject({ replicas: 3, consumerReplicas: 1 });
+  });
+
+  it('refuses consumers with more replicas than their stream', () => {
+    expect(() =>
+      loadSections([jetstream], { EVENTS_STREAM_REPLICAS: '1', DELIVERY_CONSUMER_REPLICAS: '3' }),
+    ).toThrow(/DELIVERY_CONSUMER_REPLICAS: 3 is more than EVENTS_STREAM_REPLICAS \(1\)/);
   });
 });

@@ -23,6 +23,11 @@ export interface JetStreamSettings {
   subjectRoot: string;
   eventsStream: string;
   replicas: number;
+  /**
+   * Replicas of the engines' durable consumers (delivery, operational events, hot tenants'
+   * lanes); 0 or absent: JetStream's default, as many as their stream.
+   */
+  consumerReplicas?: number;
   maxAgeMs: number;
   deadLetterStream: string;
   consumer: string;
@@ -133,7 +138,10 @@ export const jetstream = section({
   name: 'JetStream',
   variables: {
     EVENTS_STREAM: setting(objectName('SVC_EVENTS'), 'the events stream'),
-    EVENTS_STREAM_REPLICAS: setting(integer(1, 1, 5), "the events stream's replicas"),
+    EVENTS_STREAM_REPLICAS: setting(
+      integer(1, 1, 5),
+      'replicas of the events, dead-letter and operational-events streams: 1 on a lone server; in a cluster at most its JetStream servers (the engine otherwise does not start: not ready, saying why)',
+    ),
     EVENTS_STREAM_MAX_AGE: setting(duration('7d'), 'how long the events stream keeps an event'),
     DEAD_LETTER_STREAM: setting(objectName('SVC_DEAD_LETTER'), 'the stream of parked messages'),
     DELIVERY_CONSUMER: setting(
@@ -148,7 +156,18 @@ export const jetstream = section({
       integer(2000, 1, 100_000),
       'messages handed out and not yet acknowledged, across engines',
     ),
+    DELIVERY_CONSUMER_REPLICAS: setting(
+      integer(0, 0, 5),
+      "replicas of the engines' durable consumers (delivery, operational events, lanes): `0`, as many as their stream (JetStream's default); at most `EVENTS_STREAM_REPLICAS`",
+    ),
   },
+  // JetStream refuses a consumer with more replicas than its stream.
+  check: (values) =>
+    values.DELIVERY_CONSUMER_REPLICAS > values.EVENTS_STREAM_REPLICAS
+      ? [
+          `DELIVERY_CONSUMER_REPLICAS: ${values.DELIVERY_CONSUMER_REPLICAS} is more than EVENTS_STREAM_REPLICAS (${values.EVENTS_STREAM_REPLICAS}): a consumer cannot have more replicas than its stream`,
+        ]
+      : [],
   build: (values): { jetstream: Omit<JetStreamSettings, 'subjectRoot'> } => ({
     jetstream: {
       eventsStream: values.EVENTS_STREAM,
@@ -158,6 +177,7 @@ export const jetstream = section({
       consumer: values.DELIVERY_CONSUMER,
       ackWaitMs: values.DELIVERY_CONSUMER_ACK_WAIT,
       maxAckPending: values.DELIVERY_CONSUMER_MAX_ACK_PENDING,
+      consumerReplicas: values.DELIVERY_CONSUMER_REPLICAS,
     },
   }),
 });
