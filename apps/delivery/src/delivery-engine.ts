@@ -59,6 +59,9 @@ export class DeliveryEngine {
   private markReady!: () => void;
   /** Resolves once the engine consumes events (tests wait for it). */
   readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
+  private consuming = false;
+  /** Why the last try to start failed (a refusal of the configuration, JetStream away...). */
+  private startError: string | undefined;
 
   constructor(
     private readonly parts: EngineParts,
@@ -112,7 +115,8 @@ export class DeliveryEngine {
         await this.startOn(connection);
         return;
       } catch (error) {
-        this.logger.warn(`cannot start yet (${(error as Error).message}); retrying`);
+        this.startError = (error as Error).message;
+        this.logger.warn(`cannot start yet (${this.startError}); retrying`);
         await sleep(this.parts.startRetryMs, undefined, { signal: this.stopping.signal }).catch(
           () => undefined,
         );
@@ -141,8 +145,19 @@ export class DeliveryEngine {
     relay.start(publishToJetStream(wired.js, subjects));
     scheduler.start();
     this.schedulerStarted = true;
+    this.consuming = true;
     this.markReady();
     this.logger.log('consuming events');
+  }
+
+  /**
+   * Readiness: an engine that has not started takes no work, whatever its connections say (the
+   * consumer another engine made answers for it too): it says why not.
+   */
+  checkStarted(): Promise<void> {
+    return this.consuming
+      ? Promise.resolve()
+      : Promise.reject(new Error(`not consuming yet: ${this.startError ?? 'starting'}`));
   }
 
   /**

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { DeliveryAppConfig } from '@svc/config';
 import { SubjectScheme } from '@svc/contracts';
+import { ReadinessCheck } from '@svc/http';
 import { NatsConnectionManager } from '@svc/messaging';
 import { PlatformModule } from '@svc/platform';
 import { Registry } from 'prom-client';
@@ -30,6 +31,16 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
   }
 }
 
+/** Ready once the engine consumes (built after the readiness checks are listed, hence late). */
+class EngineStarted implements ReadinessCheck {
+  readonly name = 'engine';
+  engine: DeliveryEngine | undefined;
+
+  check(): Promise<void> {
+    return this.engine?.checkStarted() ?? Promise.reject(new Error('not built yet'));
+  }
+}
+
 /**
  * The delivery engine in Nest: the platform's connections in, the engine out (built by
  * `buildEngine`, engine.ts), and its lifecycle. JetStream in, signed HTTPS out, every attempt an
@@ -39,10 +50,13 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
 export class DeliveryModule {
   static forRoot(config: DeliveryAppConfig, registry: Registry): DynamicModule {
     const health = new RecordingHealth(ENGINE_TUNING.recordingProbeIntervalMs);
+    const started = new EngineStarted();
     return {
       module: DeliveryModule,
       imports: [
-        PlatformModule.forApp('delivery', config, registry, [health], { readyOnNats: 'consumer' }),
+        PlatformModule.forApp('delivery', config, registry, [health, started], {
+          readyOnNats: 'consumer',
+        }),
       ],
       providers: [
         {
@@ -52,8 +66,17 @@ export class DeliveryModule {
             dataSource: DataSource,
             nats: NatsConnectionManager,
             subjects: SubjectScheme,
-          ) =>
-            buildEngine(config, { dataSource, nats, subjects, metricsRegistry: registry, health }),
+          ) => {
+            const engine = buildEngine(config, {
+              dataSource,
+              nats,
+              subjects,
+              metricsRegistry: registry,
+              health,
+            });
+            started.engine = engine;
+            return engine;
+          },
           inject: [DataSource, NatsConnectionManager, SubjectScheme],
         },
         DeliveryLifecycle,
