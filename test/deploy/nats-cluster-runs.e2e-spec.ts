@@ -1,8 +1,8 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { loadNatsConfig } from '@svc/config';
-import { natsConnectOptions } from '@svc/messaging';
+import { loadDeliveryConfig, loadNatsConfig } from '@svc/config';
+import { natsConnectOptions, provisionJetStream } from '@svc/messaging';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,8 @@ import { K8sObject, render } from './kustomize-lite';
  * and connect options: the three nodes form a JetStream cluster over mutually authenticated TLS
  * routes; the apps' user creates a stream with EVENTS_STREAM_REPLICAS replicas over TLS with its
  * client certificate; a client without that certificate, or with another password, is refused;
- * and the stream keeps taking messages once the node leading it is stopped.
+ * the engine's own provisioning places its streams and consumers on the three nodes; and the
+ * stream keeps taking messages once the node leading it is stopped.
  */
 const production = render(join(KUBERNETES, 'overlays/production'));
 const statefulSet = production.find((o) => o.kind === 'StatefulSet')!;
@@ -234,6 +235,26 @@ describe('components/nats-cluster, run with nats-server', () => {
     expect(1 + (info.cluster?.replicas?.length ?? 0)).toBe(replicas);
     const ack = await jetstream(connection).publish('deploy.test.one', 'one');
     expect(ack.seq).toBe(1);
+  });
+
+  it("lets the delivery engine's own provisioning place its streams and consumers on all three nodes", async () => {
+    const connection = await connectAsApp();
+    // the engine's settings as the production overlay gives them (stand-ins for the Secrets)
+    const { jetstream: settings } = loadDeliveryConfig(
+      appEnv({
+        DATABASE_URL: 'postgresql://svc_webhooks:x@svc-webhooks-pg-rw:5432/svc_webhooks',
+        SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      }),
+    );
+    const summary = await provisionJetStream(connection, settings);
+    expect(summary.created.length).toBeGreaterThanOrEqual(5);
+    const manager = await jetstreamManager(connection);
+    const stream = await manager.streams.info(settings.eventsStream);
+    const consumer = await manager.consumers.info(settings.eventsStream, settings.consumer);
+    expect({
+      stream: 1 + (stream.cluster?.replicas?.length ?? 0),
+      consumer: 1 + (consumer.cluster?.replicas?.length ?? 0),
+    }).toEqual({ stream: statefulSet.spec.replicas, consumer: statefulSet.spec.replicas });
   });
 
   it('refuses a client without the client certificate, or with another password', async () => {
