@@ -3,6 +3,7 @@ import { PLATFORM_EVENT_TYPES, SubjectScheme } from '@svc/contracts';
 import { EventPublisher } from '@svc/event-publisher';
 import { ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { Client } from 'pg';
 import { BenchEvents } from './bench-events';
 import { publishBurst, publishPaced } from './bench-runs';
 import { cpuSecondsOf } from './process-stats';
@@ -20,6 +21,31 @@ export interface FloorAtRate {
 const WARM_UP_EVENTS = 400;
 
 /**
+ * The floor's kinds: `bare` pulls, signs, POSTs and acknowledges; `numbering` also claims each
+ * endpoint's next number durably before the POST (floor-consumer.ts), what any relay that
+ * promises gap-free numbers surviving a crash must write (ADR 0045).
+ */
+export type FloorKind = 'bare' | 'numbering';
+
+/** The numbering floor's tables, in the stack's database; dropped once measured. */
+const NUMBERING_TABLES = `
+  CREATE TABLE bench_floor_sequences (endpoint text PRIMARY KEY, last bigint NOT NULL);
+  CREATE TABLE bench_floor_numbers (
+    event_id text NOT NULL, endpoint text NOT NULL, sequence bigint NOT NULL,
+    PRIMARY KEY (event_id, endpoint))`;
+const DROP_NUMBERING_TABLES = 'DROP TABLE IF EXISTS bench_floor_sequences, bench_floor_numbers';
+
+async function onDatabase(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Runs the floor process (floor-consumer.ts) at `rate` events per second for `seconds`, to the
  * same receiver and endpoints as the engine, from a stream of its own, after a warm-up burst; its
  * CPU per 1,000 deliveries is measured as the engine's is (/proc, every thread), from the first
@@ -28,15 +54,23 @@ const WARM_UP_EVENTS = 400;
 export async function measureFloor(
   kit: ScenarioKit,
   receiver: ReceiverProcess,
-  stack: Pick<Stack, 'ns' | 'tenantId' | 'endpoints'>,
+  stack: Pick<Stack, 'ns' | 'tenantId' | 'endpoints' | 'databaseUrl'>,
   rate: number,
   seconds: number,
+  kind: FloorKind = 'bare',
 ): Promise<FloorAtRate> {
   const { nc, settings, cleanup } = kit;
   const { tag } = stack.ns;
-  const stream = `SVCBENCH_${tag}_FLOOR`;
-  const root = `svcbench_${tag}_floor`;
-  const consumer = `svcbench_${tag}_floor`;
+  const suffix = kind === 'bare' ? 'floor' : 'numbering_floor';
+  const stream = `SVCBENCH_${tag}_${suffix.toUpperCase()}`;
+  const root = `svcbench_${tag}_${suffix}`;
+  const consumer = `svcbench_${tag}_${suffix}`;
+  if (kind === 'numbering') {
+    await onDatabase(stack.databaseUrl, `${DROP_NUMBERING_TABLES}; ${NUMBERING_TABLES}`);
+    cleanup.add('numbering floor tables', () =>
+      onDatabase(stack.databaseUrl, DROP_NUMBERING_TABLES).catch(() => undefined),
+    );
+  }
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ name: stream, subjects: [`${root}.>`] });
   // Deleted once measured; this undoes a run stopped half-way.
@@ -54,6 +88,7 @@ export async function measureFloor(
       FLOOR_CA_FILE: resolve(settings.repoRoot, 'test/fixtures/tls/ca.pem'),
       FLOOR_CONNECTIONS: String(settings.perEndpoint),
       FLOOR_ENDPOINTS: JSON.stringify(byType),
+      ...(kind === 'numbering' ? { FLOOR_DATABASE_URL: stack.databaseUrl } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -76,6 +111,9 @@ export async function measureFloor(
   const stats = await receiver.stats();
   await stopped(child);
   await jsm.streams.delete(stream);
+  if (kind === 'numbering') {
+    await onDatabase(stack.databaseUrl, DROP_NUMBERING_TABLES);
+  }
   return {
     eventsPerSecond: rate,
     deliveries: count,

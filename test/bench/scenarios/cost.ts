@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BenchEvents } from '../bench-events';
 import { dec, int, NamedRun, TargetCheck, TARGETS } from '../bench-report';
 import { EngineRunResult, measureEngineRun, publishPaced } from '../bench-runs';
-import { FloorAtRate, measureFloor } from '../delivery-floor';
+import { FloorAtRate, FloorKind, measureFloor } from '../delivery-floor';
 import { CpuMeter } from '../process-stats';
 import type { ReceiverProcess } from '../receiver-process';
 import {
@@ -93,6 +93,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
   const runs: NamedRun[] = [];
   const perRate: CostAtRate[] = [];
   let floor: FloorAtRate | null = null;
+  let numberingFloor: FloorAtRate | null = null;
   for (const rate of rates) {
     kit.cleanup.check();
     const name = `${rate}/s`;
@@ -111,7 +112,8 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
         `${dec(figures.publishToReceiptMs.p50)} ms, p99 ${dec(figures.publishToReceiptMs.p99)} ms`,
     );
     if (rate === COST_TARGETS.rate && floorSeconds > 0) {
-      floor = await floorBeside(kit, receiver, stack, floorSeconds);
+      floor = await floorBeside(kit, receiver, stack, floorSeconds, 'bare');
+      numberingFloor = await floorBeside(kit, receiver, stack, floorSeconds, 'numbering');
     }
   }
 
@@ -184,7 +186,8 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
     idleEngineCores: idleCores.engine ?? NaN,
     idlePostgresCores: idleCores.postgres ?? NaN,
     idleCommitsPerSecond,
-    ...floorFigures(floor, at),
+    ...floorFigures(floor, at, 'floor', 'engineToFloor'),
+    ...floorFigures(numberingFloor, at, 'numberingFloor', 'engineToNumberingFloor'),
     headline: perRate
       .map(
         (rate) =>
@@ -198,7 +201,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
       `1 KB events at ${rates.join(', ')} events/s for ${seconds} s each, every event to one of ` +
       `${endpoints} endpoints answering at once, then a burst of ${burstEvents} and ${idleSeconds} s idle` +
       (floorSeconds > 0
-        ? `; the floor process at ${COST_TARGETS.rate}/s for ${floorSeconds} s, right after the engine at that rate`
+        ? `; the floor process at ${COST_TARGETS.rate}/s for ${floorSeconds} s, right after the engine at that rate, bare and then numbering`
         : ''),
     settings: { rates, seconds, burstEvents, idleSeconds, floorSeconds, endpoints },
     figures,
@@ -208,19 +211,21 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
   };
 }
 
-/** The floor's figures, and the engine's cost as a multiple of it at the same rate. */
+/** A floor's figures, and the engine's cost as a multiple of it at the same rate. */
 function floorFigures(
   floor: FloorAtRate | null,
   engine: CostAtRate | undefined,
+  name: 'floor' | 'numberingFloor',
+  ratioName: 'engineToFloor' | 'engineToNumberingFloor',
 ): ScenarioOutcome['figures'] {
   if (!floor) {
     return {};
   }
-  const key = `floorAt${floor.eventsPerSecond}`;
+  const key = `${name}At${floor.eventsPerSecond}`;
   return {
     [`${key}CpuSecondsPer1000`]: floor.cpuSecondsPer1000,
     [`${key}P99Ms`]: floor.publishToReceiptMs.p99,
-    [`engineToFloorAt${floor.eventsPerSecond}`]: engine
+    [`${ratioName}At${floor.eventsPerSecond}`]: engine
       ? engine.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000
       : NaN,
   };
@@ -236,12 +241,13 @@ async function floorBeside(
   receiver: ReceiverProcess,
   stack: Stack,
   seconds: number,
+  kind: FloorKind,
 ): Promise<FloorAtRate> {
   kit.cleanup.check();
-  kit.log(`floor: ${COST_TARGETS.rate}/s for ${seconds} s (floor-consumer.ts)`);
-  const floor = await measureFloor(kit, receiver, stack, COST_TARGETS.rate, seconds);
+  kit.log(`${kind} floor: ${COST_TARGETS.rate}/s for ${seconds} s (floor-consumer.ts)`);
+  const floor = await measureFloor(kit, receiver, stack, COST_TARGETS.rate, seconds, kind);
   kit.log(
-    `floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
+    `${kind} floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
       `${dec(floor.publishToReceiptMs.p50)} ms, p99 ${dec(floor.publishToReceiptMs.p99)} ms`,
   );
   return floor;
