@@ -89,11 +89,17 @@ describe('X-SVC-Sequence', () => {
     );
     expect(replayed.headers['x-svc-event-id']).toBe(envelope.id);
     expect(sequenceOf(replayed)).toBe('2');
-    const attempts: { sequence: number }[] = await stack.api.dataSource.query(
-      'SELECT sequence FROM delivery_attempts WHERE delivery_id = $1',
-      [delivery.id],
+    // The receiver has the replay before its attempt is recorded (the answer comes first).
+    const attempts = await waitFor(
+      async () => {
+        const rows: { sequence: number }[] = await stack.api.dataSource.query(
+          'SELECT sequence FROM delivery_attempts WHERE delivery_id = $1',
+          [delivery.id],
+        );
+        return rows.length >= 3 ? rows : null;
+      },
+      { what: "the replay's attempt recorded" },
     );
-    expect(attempts.length).toBeGreaterThanOrEqual(3);
     expect(new Set(attempts.map((attempt) => Number(attempt.sequence)))).toEqual(new Set([2]));
   });
 
