@@ -72,7 +72,9 @@ export interface DeadLetters {
 export interface IngestLedger {
   /**
    * Stores the body of an event no copy of which is stored and claims each endpoint's next
-   * number for it, durably; or answers the stored body, writing nothing.
+   * number for it, durably; or answers the stored body, writing nothing. Claims asked for one
+   * after another are numbered in that order (queued before this returns), several at a time
+   * when they pile up (ADR 0050).
    */
   claimForNewEvent(
     payload: InboundPayload,

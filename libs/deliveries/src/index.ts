@@ -11,5 +11,6 @@ export * from './projection/delivery-projection-tables';
 export * from './projection/delivery-schedule-projection';
 export * from './work-queue/delivery-work-queue';
 export * from './work-queue/delivery-numbers';
+export * from './work-queue/numbering-runs';
 export * from './work-queue/inbound-payload';
 export * from './projection/delivery-projection-refold';

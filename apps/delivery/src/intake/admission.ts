@@ -24,6 +24,15 @@ export interface AdmissionLimits {
 
 export type PulledWaiting = WaitingMessage<IntakeMessage>;
 
+/** A message in hand, as its tenant's admission counts it. */
+export interface AdmittedMessage extends MessageInHand {
+  /**
+   * Its new event's numbering claim is queued (NumberingRuns): the tenant's next message may be
+   * taken, and its claim will be numbered after this one's (ADR 0050).
+   */
+  numberingAsked(): void;
+}
+
 /**
  * Which pulled message an intake takes into hand next, and when (ADR 0032): not before there is
  * room in hand (back-pressure), and only a message whose tenant may take one now (its last one is
@@ -153,16 +162,22 @@ export class IntakeAdmission {
   }
 
   /** Counts a message just taken into hand, for its tenant too. */
-  admit(tenantId: string | null): MessageInHand {
+  admit(tenantId: string | null): AdmittedMessage {
     const inHand = this.backPressure.taken();
     if (tenantId === null) {
-      return inHand;
+      return { ...inHand, numberingAsked: () => undefined };
     }
     this.recentTenants.note(tenantId);
-    const fannedOut = inHand.fannedOut;
-    this.fanningOutByTenant.set(tenantId, fannedOut);
-    void fannedOut.then(() => {
-      if (this.fanningOutByTenant.get(tenantId) === fannedOut) {
+    // The tenant's next message may follow once this one's numbering is asked for (claims are
+    // numbered in the order asked, ADR 0050), or once it is counted without one.
+    let numberingAsked!: () => void;
+    const mayFollow = Promise.race([
+      inHand.fannedOut,
+      new Promise<void>((resolve) => (numberingAsked = resolve)),
+    ]);
+    this.fanningOutByTenant.set(tenantId, mayFollow);
+    void mayFollow.then(() => {
+      if (this.fanningOutByTenant.get(tenantId) === mayFollow) {
         this.fanningOutByTenant.delete(tenantId);
         this.wakeTaker();
       }
@@ -176,7 +191,8 @@ export class IntakeAdmission {
       }
     };
     return {
-      fannedOut,
+      fannedOut: inHand.fannedOut,
+      numberingAsked,
       counted: (deliveries) => {
         add(deliveries);
         inHand.counted(deliveries);
@@ -238,8 +254,8 @@ export class IntakeAdmission {
   }
 
   /**
-   * Whether a tenant's next message may be taken now. Not while its last one fans out (the
-   * stored-body check and its endpoints): several fan-outs of one tenant at once took its
+   * Whether a tenant's next message may be taken now. Not while its last one fans out (its
+   * endpoints, until its numbering claim is queued: ADR 0050): several fan-outs of one tenant at once took its
    * messages in faster than its endpoints' slots freed (at one hot endpoint a fifth of its
    * deliveries waited past the busy delay and went to the schedule, 346 -> 112 deliveries/s).
    * Nor while enough of its deliveries wait for their endpoint's slot: the stored-body check is

@@ -117,6 +117,76 @@ const CLAIM_RESUMED_EVENT = `
   UNION ALL
   SELECT endpoint_id, sequence, endpoint_id = ANY($5::text[]) FROM claimed`;
 
+/**
+ * Several new events numbered in one statement and one commit (ADR 0050): the events, in the
+ * order given (`ord`), as CLAIM_NEW_EVENT numbers one. Bodies are inserted in (tenant, event)
+ * order and counters moved in endpoint-id order, each once by the number of the run's events it
+ * receives, so that two such statements, or one and CLAIM_NEW_EVENT, cannot deadlock; within an
+ * endpoint the events take their numbers in the run's order. An event whose body is stored
+ * numbers nothing and answers the body; one whose body another copy inserted after this
+ * statement's snapshot numbers nothing and answers nothing (the caller claims it again alone).
+ */
+const CLAIM_NEW_EVENTS = `
+  WITH items AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+      WITH ORDINALITY AS item(tenant_id, event_id, type, body, trace_context, retention_key, ord)
+  ), targets AS (
+    SELECT * FROM unnest($7::bigint[], $8::text[]) AS target(ord, endpoint_id)
+  ), stored AS (
+    SELECT DISTINCT ON (items.ord) items.ord, inbound.body
+      FROM items JOIN inbound_events AS inbound
+        ON inbound.tenant_id = items.tenant_id AND inbound.event_id = items.event_id
+     ORDER BY items.ord, inbound.retention_key
+  ), body AS (
+    INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
+    SELECT event_id, tenant_id, type, body, trace_context::jsonb, retention_key FROM items
+     WHERE NOT EXISTS (SELECT 1 FROM stored WHERE stored.ord = items.ord)
+       AND EXISTS (SELECT 1 FROM targets WHERE targets.ord = items.ord)
+     ORDER BY tenant_id, event_id
+        ON CONFLICT (tenant_id, event_id, retention_key) DO NOTHING
+    RETURNING tenant_id, event_id
+  ), numbering AS (
+    SELECT targets.ord, targets.endpoint_id,
+           row_number() OVER (PARTITION BY targets.endpoint_id ORDER BY targets.ord) AS place,
+           count(*) OVER (PARTITION BY targets.endpoint_id) AS received
+      FROM targets JOIN items USING (ord) JOIN body USING (tenant_id, event_id)
+  ), counted AS (
+    INSERT INTO endpoint_sequences AS counter (endpoint_id, last)
+    SELECT endpoint_id, count(*) FROM numbering GROUP BY endpoint_id ORDER BY endpoint_id
+        ON CONFLICT (endpoint_id) DO UPDATE SET last = counter.last + excluded.last
+    RETURNING endpoint_id, last
+  ), claimed AS (
+    INSERT INTO delivery_numbers (tenant_id, event_id, endpoint_id, sequence, retention_key)
+    SELECT items.tenant_id, items.event_id, numbering.endpoint_id,
+           counted.last - numbering.received + numbering.place, items.retention_key
+      FROM numbering JOIN counted USING (endpoint_id) JOIN items USING (ord)
+    RETURNING tenant_id, event_id, endpoint_id, sequence
+  ), placed AS (
+    INSERT INTO delivery_schedule (delivery_id, tenant_id, endpoint_id, due_at, ordered, sequence)
+    SELECT queued.delivery_id, claimed.tenant_id, claimed.endpoint_id, 'infinity', true, claimed.sequence
+      FROM unnest($9::bigint[], $10::text[], $11::text[]) AS queued(ord, endpoint_id, delivery_id)
+      JOIN items USING (ord)
+      JOIN claimed ON claimed.tenant_id = items.tenant_id AND claimed.event_id = items.event_id
+                  AND claimed.endpoint_id = queued.endpoint_id
+        ON CONFLICT (delivery_id) DO NOTHING
+  )
+  SELECT stored.ord, stored.body AS stored_body, NULL AS endpoint_id, NULL AS sequence FROM stored
+  UNION ALL
+  SELECT items.ord, NULL, claimed.endpoint_id, claimed.sequence
+    FROM claimed JOIN items ON items.tenant_id = claimed.tenant_id AND items.event_id = claimed.event_id`;
+
+/** One new event of a run: what `claimForNewEvent` takes. */
+export interface NewEventRequest {
+  payload: InboundPayload;
+  endpointIds: readonly string[];
+  ordered: readonly OrderedDelivery[];
+}
+
+interface RunRow extends ClaimRow {
+  /** bigint: pg answers it as a string; 1-based, the request's place in the run. */
+  ord: string;
+}
+
 /** How often a claim that lost a race is run again: once is enough unless copies keep coming. */
 const MAX_TRIES = 5;
 
@@ -167,6 +237,51 @@ export class DeliveryNumbers {
         return { kind: 'claimed', numbers };
       }
     }
+  }
+
+  /**
+   * Several new events, of one tenant or more, each as `claimForNewEvent` would, in one statement
+   * and one commit (ADR 0050). Answers one claim per request, in order, or null for a request
+   * that raced another copy of its event (nothing stored when the statement began, nothing
+   * claimed): `claimForNewEvent` alone settles those. No two requests may name one event.
+   */
+  async claimForNewEvents(requests: readonly NewEventRequest[]): Promise<(NewEventClaim | null)[]> {
+    const targets: { ord: number; endpointId: string }[] = [];
+    const queued: { ord: number; endpointId: string; deliveryId: string }[] = [];
+    const endpointsOf = requests.map((request, index) => {
+      const endpoints = [...new Set(request.endpointIds)];
+      endpoints.forEach((endpointId) => targets.push({ ord: index + 1, endpointId }));
+      request.ordered.forEach((delivery) => queued.push({ ord: index + 1, ...delivery }));
+      return endpoints;
+    });
+    const payloads = requests.map((request) => request.payload);
+    const rows = await preparedQuery<RunRow>(this.dataSource, CLAIM_NEW_EVENTS, [
+      payloads.map((payload) => payload.tenantId),
+      payloads.map((payload) => payload.eventId),
+      payloads.map((payload) => payload.type),
+      payloads.map((payload) => payload.body),
+      payloads.map((payload) =>
+        payload.traceContext ? JSON.stringify(payload.traceContext) : null,
+      ),
+      payloads.map((payload) => payload.retentionKey.toISOString()),
+      targets.map((target) => target.ord),
+      targets.map((target) => target.endpointId),
+      queued.map((delivery) => delivery.ord),
+      queued.map((delivery) => delivery.endpointId),
+      queued.map((delivery) => delivery.deliveryId),
+    ]);
+    const rowsOf = requests.map((): RunRow[] => []);
+    for (const row of rows) {
+      rowsOf[Number(row.ord) - 1].push(row);
+    }
+    return rowsOf.map((ofRequest, index): NewEventClaim | null => {
+      const stored = ofRequest.find((row) => row.stored_body !== null);
+      if (stored) {
+        return { kind: 'stored', storedBody: stored.stored_body! };
+      }
+      const numbers = numbersOf(ofRequest);
+      return numbers.size === endpointsOf[index].length ? { kind: 'claimed', numbers } : null;
+    });
   }
 
   /**

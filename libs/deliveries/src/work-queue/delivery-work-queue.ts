@@ -3,6 +3,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { DeliveryRecord, InboundEvent } from '../projection/delivery-projection-tables';
 import { DeliveryNumbers, NewEventClaim, OrderedDelivery, ResumedClaims } from './delivery-numbers';
 import type { InboundPayload } from './inbound-payload';
+import { NumberingRuns } from './numbering-runs';
 
 /** A due delivery an engine has claimed for one lease, with its tenant's stored event. */
 export interface ClaimedDelivery {
@@ -22,9 +23,11 @@ const payloadKey = (tenantId: string, eventId: string) => `${tenantId} ${eventId
  */
 export class DeliveryWorkQueue {
   private readonly numbers: DeliveryNumbers;
+  private readonly numberingRuns: NumberingRuns;
 
   constructor(private readonly dataSource: DataSource) {
     this.numbers = new DeliveryNumbers(dataSource);
+    this.numberingRuns = new NumberingRuns(this.numbers);
   }
 
   /**
@@ -150,13 +153,17 @@ export class DeliveryWorkQueue {
     return Number(row.waiting);
   }
 
-  /** DeliveryNumbers.claimForNewEvent: the body stored and each delivery numbered, or the stored body. */
+  /**
+   * DeliveryNumbers.claimForNewEvent: the body stored and each delivery numbered, or the stored
+   * body. Queued before this returns, and numbered with the claims asked for while the one before
+   * was under way (NumberingRuns, ADR 0050).
+   */
   claimForNewEvent(
     payload: InboundPayload,
     endpointIds: readonly string[],
     ordered: readonly OrderedDelivery[],
   ): Promise<NewEventClaim> {
-    return this.numbers.claimForNewEvent(payload, endpointIds, ordered);
+    return this.numberingRuns.claimForNewEvent({ payload, endpointIds, ordered });
   }
 
   /** DeliveryNumbers.claimForResumedEvent: the numbers claimed before, and new ones. */
