@@ -133,10 +133,11 @@ const CLAIM_NEW_EVENTS = `
   ), targets AS (
     SELECT * FROM unnest($7::bigint[], $8::text[]) AS target(ord, endpoint_id)
   ), stored AS (
-    SELECT DISTINCT ON (items.ord) items.ord, inbound.body
-      FROM items JOIN inbound_events AS inbound
-        ON inbound.tenant_id = items.tenant_id AND inbound.event_id = items.event_id
-     ORDER BY items.ord, inbound.retention_key
+    SELECT items.ord, found.body FROM items CROSS JOIN LATERAL (
+      SELECT body FROM inbound_events AS inbound
+       WHERE inbound.tenant_id = items.tenant_id AND inbound.event_id = items.event_id
+       ORDER BY retention_key LIMIT 1
+    ) AS found
   ), body AS (
     INSERT INTO inbound_events (event_id, tenant_id, type, body, trace_context, retention_key)
     SELECT event_id, tenant_id, type, body, trace_context::jsonb, retention_key FROM items
