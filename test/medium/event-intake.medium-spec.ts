@@ -36,6 +36,7 @@ const OPTIONS: IntakeOptions = {
   maxMessagesInFlight: 8,
   maxDeliveriesInFlight: 64,
   maxFanningOut: 8,
+  maxFanningOutPerTenant: 4,
   tenantWindow: 64,
   maxSlotWaitsPerTenant: 8,
   yieldPollMs: 5,
@@ -136,6 +137,7 @@ describe('the intake, its ports faked', () => {
   let running: ReturnType<typeof engineWithFakes> | undefined;
   afterEach(async () => {
     running?.dispatcher.releaseHeld();
+    running?.ledger.releaseClaims();
     await running?.intake.stop();
     running = undefined;
   });
@@ -273,6 +275,23 @@ describe('the intake, its ports faked', () => {
         .sort(),
     ).toEqual(['21 1', '22 2', '23 3']);
     expect(messages.map((message) => message.replies)).toEqual([['ack'], ['ack'], ['ack']]);
+  });
+
+  it("lets no tenant's waiting claims take every fan-out: another tenant's message still comes in (ADR 0050)", async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    engine.subscribers.byTenant.set('ten_b', [endpoint('wh_2', 'ten_b')]);
+    engine.ledger.holdClaims = true;
+    const burst = [41, 42, 43, 44, 45, 46].map((seq) => eventMessage('ten_a', seq));
+    const other = eventMessage('ten_b', 47);
+    engine.source.push(...burst, other);
+
+    // Four of A's (OPTIONS.maxFanningOutPerTenant) and B's ask while the claims are held.
+    await until(() => engine.ledger.asked.includes(`evt_${String(47).padStart(26, '0')}`));
+    expect(engine.ledger.asked).toHaveLength(5);
+    engine.ledger.releaseClaims();
+    await until(() => [...burst, other].every((message) => message.replies.length > 0));
+    expect(engine.ledger.asked).toHaveLength(7);
   });
 
   it("holds a tenant's next message while a redelivered one is numbered: it may resume under numbers of its own", async () => {

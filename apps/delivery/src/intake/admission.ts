@@ -14,6 +14,8 @@ export interface AdmissionLimits {
   maxDeliveriesInFlight: number;
   /** Messages whose fan-out (stored-body check, endpoints) may run at once. */
   maxFanningOut: number;
+  /** One tenant's messages whose fan-out may run at once (their claims queued, ADR 0050). */
+  maxFanningOutPerTenant: number;
   /** How many of the last messages taken count for who the intake is busy with. */
   tenantWindow: number;
   /** While this many of a tenant's deliveries wait for their endpoint's slot, its next message waits. */
@@ -51,6 +53,8 @@ export class IntakeAdmission {
   private readonly pulled: PulledMessages<IntakeMessage>;
   /** The fan-out going on for each tenant: one at a time per tenant (see `tenantMayTake`). */
   private readonly fanningOutByTenant = new Map<string, Promise<void>>();
+  /** Each tenant's messages taken and not yet counted (fanning out, or waiting for a claim). */
+  private readonly uncountedByTenant = new Map<string, number>();
   private readonly slotWaits = new TenantSlotWaits();
   private wakeTakerFn: (() => void) | undefined;
   private readonly whenPulledTaken: (() => void)[] = [];
@@ -176,6 +180,16 @@ export class IntakeAdmission {
       new Promise<void>((resolve) => (numberingAsked = resolve)),
     ]);
     this.fanningOutByTenant.set(tenantId, mayFollow);
+    this.uncountedByTenant.set(tenantId, (this.uncountedByTenant.get(tenantId) ?? 0) + 1);
+    void inHand.fannedOut.then(() => {
+      const uncounted = this.uncountedByTenant.get(tenantId)! - 1;
+      if (uncounted > 0) {
+        this.uncountedByTenant.set(tenantId, uncounted);
+      } else {
+        this.uncountedByTenant.delete(tenantId);
+      }
+      this.wakeTaker();
+    });
     void mayFollow.then(() => {
       if (this.fanningOutByTenant.get(tenantId) === mayFollow) {
         this.fanningOutByTenant.delete(tenantId);
@@ -258,12 +272,14 @@ export class IntakeAdmission {
    * endpoints, until its numbering claim is queued: ADR 0050): several fan-outs of one tenant at once took its
    * messages in faster than its endpoints' slots freed (at one hot endpoint a fifth of its
    * deliveries waited past the busy delay and went to the schedule, 346 -> 112 deliveries/s).
-   * Nor while enough of its deliveries wait for their endpoint's slot: the stored-body check is
+   * Nor while `maxFanningOutPerTenant` of its messages wait for their claims, so that
+   * another tenant's message finds the intake's fan-out room. Nor while enough of its deliveries wait for their endpoint's slot: the stored-body check is
    * faster than a hot endpoint (144/s with 1,250 deferrals per 10,000 at one answering in 6 ms).
    */
   private tenantMayTake(tenantId: string): boolean {
     return (
       !this.fanningOutByTenant.has(tenantId) &&
+      (this.uncountedByTenant.get(tenantId) ?? 0) < this.limits.maxFanningOutPerTenant &&
       this.slotWaits.of(tenantId) < this.limits.maxSlotWaitsPerTenant
     );
   }
