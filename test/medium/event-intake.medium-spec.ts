@@ -36,7 +36,6 @@ const OPTIONS: IntakeOptions = {
   maxMessagesInFlight: 8,
   maxDeliveriesInFlight: 64,
   maxFanningOut: 8,
-  maxFanningOutPerTenant: 4,
   tenantWindow: 64,
   maxSlotWaitsPerTenant: 8,
   yieldPollMs: 5,
@@ -137,7 +136,6 @@ describe('the intake, its ports faked', () => {
   let running: ReturnType<typeof engineWithFakes> | undefined;
   afterEach(async () => {
     running?.dispatcher.releaseHeld();
-    running?.ledger.releaseClaims();
     await running?.intake.stop();
     running = undefined;
   });
@@ -255,59 +253,6 @@ describe('the intake, its ports faked', () => {
         `${order.identity.event_id.slice(-2)} ${order.endpoint.id} ${order.identity.sequence}`,
     );
     expect(numbered.sort()).toEqual(['11 wh_1 1', '11 wh_2 42', '12 wh_1 2', '12 wh_2 43']);
-  });
-
-  it("takes a tenant's next message once the last one's numbering is asked for, and numbers them in order (ADR 0050)", async () => {
-    const engine = start();
-    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
-    engine.ledger.holdClaims = true;
-    const messages = [21, 22, 23].map((seq) => eventMessage('ten_a', seq));
-    engine.source.push(...messages);
-
-    // All three ask while the first one's claim is still under way.
-    await until(() => engine.ledger.asked.length === 3);
-    expect(engine.dispatcher.orders).toHaveLength(0);
-    engine.ledger.releaseClaims();
-    await until(() => messages.every((message) => message.replies.length > 0));
-    expect(
-      engine.dispatcher.orders
-        .map((order) => `${order.identity.event_id.slice(-2)} ${order.identity.sequence}`)
-        .sort(),
-    ).toEqual(['21 1', '22 2', '23 3']);
-    expect(messages.map((message) => message.replies)).toEqual([['ack'], ['ack'], ['ack']]);
-  });
-
-  it("lets no tenant's waiting claims take every fan-out: another tenant's message still comes in (ADR 0050)", async () => {
-    const engine = start();
-    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
-    engine.subscribers.byTenant.set('ten_b', [endpoint('wh_2', 'ten_b')]);
-    engine.ledger.holdClaims = true;
-    const burst = [41, 42, 43, 44, 45, 46].map((seq) => eventMessage('ten_a', seq));
-    const other = eventMessage('ten_b', 47);
-    engine.source.push(...burst, other);
-
-    // Four of A's (OPTIONS.maxFanningOutPerTenant) and B's ask while the claims are held.
-    await until(() => engine.ledger.asked.includes(`evt_${String(47).padStart(26, '0')}`));
-    expect(engine.ledger.asked).toHaveLength(5);
-    engine.ledger.releaseClaims();
-    await until(() => [...burst, other].every((message) => message.replies.length > 0));
-    expect(engine.ledger.asked).toHaveLength(7);
-  });
-
-  it("holds a tenant's next message while a redelivered one is numbered: it may resume under numbers of its own", async () => {
-    const engine = start();
-    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
-    engine.ledger.holdClaims = true;
-    const redelivered = eventMessage('ten_a', 31, { redelivered: true });
-    const next = eventMessage('ten_a', 32);
-    engine.source.push(redelivered, next);
-
-    await until(() => engine.ledger.asked.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(engine.ledger.asked).toHaveLength(1);
-    engine.ledger.releaseClaims();
-    await until(() => next.replies.length > 0 && redelivered.replies.length > 0);
-    expect(engine.ledger.asked).toHaveLength(2);
   });
 
   it('skips an endpoint whose filter refuses the event: no delivery, no number, counted once (ADR 0046)', async () => {

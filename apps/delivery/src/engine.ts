@@ -310,7 +310,6 @@ function intakeOptionsOf(
     maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
     maxDeliveriesInFlight: delivery.maxConcurrency,
     maxFanningOut: intake.maxFanningOut,
-    maxFanningOutPerTenant: intake.maxFanningOutPerTenant,
     tenantWindow: intake.tenantWindow,
     maxSlotWaitsPerTenant: intake.maxSlotWaitsPerTenant,
     yieldPollMs: intake.yieldPollMs,
