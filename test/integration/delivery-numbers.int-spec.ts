@@ -1,7 +1,7 @@
 import { DELIVERY_EVENT_TYPES, DeliveryNumbers, DeliveryWorkQueue } from '@svc/deliveries';
 import { deliveryIdentity } from '@svc/testing/builders';
 import { DataSource } from 'typeorm';
-import { payloadOf, recordDelivery, suiteDatabase } from './delivery-tables';
+import { payloadOf, recordDelivery, suiteDatabase, uniqueIds } from './delivery-tables';
 
 /**
  * Sequence numbers against a real PostgreSQL (ADR 0045): claimed with the body in one statement,
@@ -11,20 +11,13 @@ import { payloadOf, recordDelivery, suiteDatabase } from './delivery-tables';
 describe('DeliveryNumbers', () => {
   let db: Awaited<ReturnType<typeof suiteDatabase>>;
   let numbers: DeliveryNumbers;
-  let serial = 0;
+  const { endpoints, eventId } = uniqueIds('n');
 
   beforeAll(async () => {
     db = await suiteDatabase(10);
     numbers = new DeliveryNumbers(db.dataSource);
   });
   afterAll(() => db.close());
-
-  /** Endpoint ids no other test of the suite uses. */
-  function endpoints(count: number): string[] {
-    serial += 1;
-    return Array.from({ length: count }, (_, index) => `wh_n${serial}_${index}`);
-  }
-  const eventId = () => `evt_n${(serial += 1)}`;
 
   async function counter(endpointId: string): Promise<number | null> {
     const [row]: { last: string }[] = await db.dataSource.query(

@@ -26,6 +26,24 @@ export async function suiteDatabase(
   };
 }
 
+/**
+ * Endpoint and event ids no other test of a suite uses: `tag` keeps one suite's apart from
+ * another's in the shared tables, and each call gives new ones.
+ */
+export function uniqueIds(tag: string): {
+  endpoints: (count: number) => string[];
+  eventId: () => string;
+} {
+  let serial = 0;
+  return {
+    endpoints: (count) => {
+      serial += 1;
+      return Array.from({ length: count }, (_, index) => `wh_${tag}${serial}_${index}`);
+    },
+    eventId: () => `evt_${tag}${(serial += 1)}`,
+  };
+}
+
 /** Appends events to a delivery's stream and projects them, as the recorder's transaction does. */
 export async function recordDelivery(
   dataSource: DataSource,

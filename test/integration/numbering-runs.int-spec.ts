@@ -1,5 +1,5 @@
 import { DeliveryNumbers, NewEventClaim, NewEventRequest, NumberingRuns } from '@svc/deliveries';
-import { payloadOf, suiteDatabase } from './delivery-tables';
+import { payloadOf, suiteDatabase, uniqueIds } from './delivery-tables';
 
 /**
  * Several new events numbered in one statement (ADR 0050) against a real PostgreSQL: in the order
@@ -10,19 +10,13 @@ import { payloadOf, suiteDatabase } from './delivery-tables';
 describe('numbering runs', () => {
   let db: Awaited<ReturnType<typeof suiteDatabase>>;
   let numbers: DeliveryNumbers;
-  let serial = 0;
+  const { endpoints, eventId } = uniqueIds('r');
 
   beforeAll(async () => {
     db = await suiteDatabase(10);
     numbers = new DeliveryNumbers(db.dataSource);
   });
   afterAll(() => db.close());
-
-  function endpoints(count: number): string[] {
-    serial += 1;
-    return Array.from({ length: count }, (_, index) => `wh_r${serial}_${index}`);
-  }
-  const eventId = () => `evt_r${(serial += 1)}`;
   const requestOf = (
     endpointIds: string[],
     tenantId = 'ten_r',
@@ -85,9 +79,7 @@ describe('numbering runs', () => {
   it("places an ordered endpoint's deliveries in its queue with their numbers", async () => {
     const [fifo, other] = endpoints(2);
     const run = [1, 2, 3].map((index) =>
-      requestOf([fifo, other], 'ten_r', [
-        { endpointId: fifo, deliveryId: `del_r${serial}_${index}` },
-      ]),
+      requestOf([fifo, other], 'ten_r', [{ endpointId: fifo, deliveryId: `del_${fifo}_${index}` }]),
     );
     await numbers.claimForNewEvents(run);
     const places: { delivery_id: string; sequence: string; due_at: Date | string }[] =
