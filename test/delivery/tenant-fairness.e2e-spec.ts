@@ -260,7 +260,23 @@ describe('fairness between tenants: one tenant bursting, another trickling', () 
       expect(trickle.p99).toBeLessThanOrEqual(burstP50 * TRICKLE_P99_OVER_BURST_P50);
       await expectEverythingDeliveredAndRecorded(stack, run, receivers);
 
-      // A's backlog went to a lane (one, however many engines), which every engine served.
+      // A's backlog went to a lane, which every engine served: one lane however many engines
+      // decided at once. On a slow machine a lane may close once caught up and open again later
+      // (A's, or B's once the main intake holds little else): never a second one while one is.
+      const laneLog = engines.map((engine) => engine.process.output()).join('\n');
+      const count = (text: string) => laneLog.split(text).length - 1;
+      const [burstTenant, trickleTenant] = run.tenants;
+      console.log(
+        `${engineCount} engine(s): lanes opened for A ${count(`lane opened for ${burstTenant} `)}, ` +
+          `for B ${count(`lane opened for ${trickleTenant} `)}; ` +
+          `closed: A ${count(`lane of ${burstTenant} closed`)}, B ${count(`lane of ${trickleTenant} closed`)}`,
+      );
+      expect(count(`lane opened for ${burstTenant} `)).toBeGreaterThanOrEqual(1);
+      for (const tenant of run.tenants) {
+        expect(count(`lane opened for ${tenant} `)).toBeLessThanOrEqual(
+          count(`lane of ${tenant} closed`) + 1,
+        );
+      }
       let opened = 0;
       for (const engine of engines) {
         opened += await metricValue(
@@ -276,7 +292,7 @@ describe('fairness between tenants: one tenant bursting, another trickling', () 
           ),
         ).toBeGreaterThan(0);
       }
-      expect(opened).toBe(1);
+      expect(opened).toBe(count('lane opened for '));
     }, 200_000);
   });
 });
