@@ -224,6 +224,8 @@ function floorFigures(
   const key = `${name}At${floor.eventsPerSecond}`;
   return {
     [`${key}CpuSecondsPer1000`]: floor.cpuSecondsPer1000,
+    [`${key}PostgresCpuSecondsPer1000`]: floor.postgresCpuSecondsPer1000,
+    [`${key}P50Ms`]: floor.publishToReceiptMs.p50,
     [`${key}P99Ms`]: floor.publishToReceiptMs.p99,
     [`${ratioName}At${floor.eventsPerSecond}`]: engine
       ? engine.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000
@@ -247,7 +249,8 @@ async function floorBeside(
   kit.log(`${kind} floor: ${COST_TARGETS.rate}/s for ${seconds} s (floor-consumer.ts)`);
   const floor = await measureFloor(kit, receiver, stack, COST_TARGETS.rate, seconds, kind);
   kit.log(
-    `${kind} floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000; p50 ` +
+    `${kind} floor at ${COST_TARGETS.rate}/s: ${dec(floor.cpuSecondsPer1000)} CPU s per 1,000, ` +
+      `PostgreSQL ${dec(floor.postgresCpuSecondsPer1000)}; p50 ` +
       `${dec(floor.publishToReceiptMs.p50)} ms, p99 ${dec(floor.publishToReceiptMs.p99)} ms`,
   );
   return floor;
