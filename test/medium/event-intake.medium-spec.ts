@@ -11,6 +11,7 @@ import {
 } from '../../apps/delivery/src/intake/intake-policy';
 import { LaneView } from '../../apps/delivery/src/intake/lanes/lane-view';
 import { MessageReplies } from '../../apps/delivery/src/intake/message-replies';
+import { TenantsTaken } from '../../apps/delivery/src/intake/tenants-taken';
 import {
   endpoint,
   eventMessage,
@@ -36,6 +37,8 @@ const OPTIONS: IntakeOptions = {
   maxMessagesInFlight: 8,
   maxDeliveriesInFlight: 64,
   maxFanningOut: 8,
+  maxFanningOutPerTenant: 4,
+  runAheadAloneForMs: 60_000,
   tenantWindow: 64,
   maxSlotWaitsPerTenant: 8,
   yieldPollMs: 5,
@@ -94,7 +97,15 @@ function engineWithFakes(
     { retryFailedMessageMs: RETRY_FAILED_MESSAGE_MS, maxFailedHandlings: MAX_FAILED_HANDLINGS },
   );
   const intake = new EventIntake(
-    { source: fakes.source, handler, replies, subjects: SUBJECTS, metrics, clock: fakes.clock },
+    {
+      source: fakes.source,
+      handler,
+      replies,
+      subjects: SUBJECTS,
+      metrics,
+      clock: fakes.clock,
+      engineTenants: new TenantsTaken(() => fakes.clock.now()),
+    },
     { ...OPTIONS, ...options },
     policy,
   );
@@ -136,6 +147,7 @@ describe('the intake, its ports faked', () => {
   let running: ReturnType<typeof engineWithFakes> | undefined;
   afterEach(async () => {
     running?.dispatcher.releaseHeld();
+    running?.ledger.releaseClaims();
     await running?.intake.stop();
     running = undefined;
   });
@@ -253,6 +265,94 @@ describe('the intake, its ports faked', () => {
         `${order.identity.event_id.slice(-2)} ${order.endpoint.id} ${order.identity.sequence}`,
     );
     expect(numbered.sort()).toEqual(['11 wh_1 1', '11 wh_2 42', '12 wh_1 2', '12 wh_2 43']);
+  });
+
+  it("takes a tenant's next message once the last one's numbering is asked for, and numbers them in order (ADR 0050)", async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    engine.ledger.holdClaims = true;
+    const messages = [21, 22, 23].map((seq) => eventMessage('ten_a', seq));
+    engine.source.push(...messages);
+
+    // All three ask while the first one's claim is still under way.
+    await until(() => engine.ledger.asked.length === 3);
+    expect(engine.dispatcher.orders).toHaveLength(0);
+    engine.ledger.releaseClaims();
+    await until(() => messages.every((message) => message.replies.length > 0));
+    expect(
+      engine.dispatcher.orders
+        .map((order) => `${order.identity.event_id.slice(-2)} ${order.identity.sequence}`)
+        .sort(),
+    ).toEqual(['21 1', '22 2', '23 3']);
+    expect(messages.map((message) => message.replies)).toEqual([['ack'], ['ack'], ['ack']]);
+  });
+
+  it("takes a tenant's messages one at a time while another tenant's was taken lately, and lets them run ahead again once it has been alone for runAheadAloneForMs (ADR 0050)", async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    engine.subscribers.byTenant.set('ten_b', [endpoint('wh_2', 'ten_b')]);
+    const other = eventMessage('ten_b', 50);
+    engine.source.push(other);
+    await until(() => other.replies.length > 0);
+
+    engine.ledger.holdClaims = true;
+    const crowded = [51, 52].map((seq) => eventMessage('ten_a', seq));
+    engine.source.push(...crowded);
+    await until(() => engine.ledger.asked.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // B's message was taken a moment ago: A's second waits for its first to be numbered.
+    expect(engine.ledger.asked).toHaveLength(2);
+    engine.ledger.releaseClaims();
+    await until(() => crowded.every((message) => message.replies.length > 0));
+    expect(engine.ledger.asked).toHaveLength(3);
+
+    engine.clock.advance(OPTIONS.runAheadAloneForMs + 1);
+    engine.ledger.holdClaims = true;
+    const alone = [53, 54, 55].map((seq) => eventMessage('ten_a', seq));
+    engine.source.push(...alone);
+    // Alone for long enough: all three ask while the first one's claim is still under way.
+    await until(() => engine.ledger.asked.length === 6);
+    engine.ledger.releaseClaims();
+    await until(() => alone.every((message) => message.replies.length > 0));
+    expect(
+      engine.dispatcher.orders
+        .filter((order) => order.identity.tenant_id === 'ten_a')
+        .map((order) => `${order.identity.event_id.slice(-2)} ${order.identity.sequence}`)
+        .sort(),
+    ).toEqual(['51 1', '52 2', '53 3', '54 4', '55 5']);
+  });
+
+  it("lets no tenant's waiting claims take every fan-out: another tenant's message still comes in (ADR 0050)", async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    engine.subscribers.byTenant.set('ten_b', [endpoint('wh_2', 'ten_b')]);
+    engine.ledger.holdClaims = true;
+    const burst = [41, 42, 43, 44, 45, 46].map((seq) => eventMessage('ten_a', seq));
+    const other = eventMessage('ten_b', 47);
+    engine.source.push(...burst, other);
+
+    // Four of A's (OPTIONS.maxFanningOutPerTenant) and B's ask while the claims are held.
+    await until(() => engine.ledger.asked.includes(`evt_${String(47).padStart(26, '0')}`));
+    expect(engine.ledger.asked).toHaveLength(5);
+    engine.ledger.releaseClaims();
+    await until(() => [...burst, other].every((message) => message.replies.length > 0));
+    expect(engine.ledger.asked).toHaveLength(7);
+  });
+
+  it("holds a tenant's next message while a redelivered one is numbered: it may resume under numbers of its own", async () => {
+    const engine = start();
+    engine.subscribers.byTenant.set('ten_a', [endpoint('wh_1', 'ten_a')]);
+    engine.ledger.holdClaims = true;
+    const redelivered = eventMessage('ten_a', 31, { redelivered: true });
+    const next = eventMessage('ten_a', 32);
+    engine.source.push(redelivered, next);
+
+    await until(() => engine.ledger.asked.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(engine.ledger.asked).toHaveLength(1);
+    engine.ledger.releaseClaims();
+    await until(() => next.replies.length > 0 && redelivered.replies.length > 0);
+    expect(engine.ledger.asked).toHaveLength(2);
   });
 
   it('skips an endpoint whose filter refuses the event: no delivery, no number, counted once (ADR 0046)', async () => {

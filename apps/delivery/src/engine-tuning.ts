@@ -57,6 +57,12 @@ export const ENGINE_TUNING = {
      */
     maxFanningOut: 8,
     /**
+     * One tenant's messages fanning out at once (their claims queued, ADR 0050): half of
+     * `maxFanningOut`, so that a bursting tenant's claims never take every fan-out of the intake
+     * and another tenant's message is taken at once, to share the next claim statement.
+     */
+    maxFanningOutPerTenant: 4,
+    /**
      * While this many of one tenant's deliveries wait for their endpoint's slot, its next message
      * waits too: about what a hot endpoint's eight connections take in one round, so its slots
      * never run dry and nobody waits past the busy delay.

@@ -29,6 +29,7 @@ import { ENGINE_TUNING, EngineTuning } from './engine-tuning';
 import { EndpointDirectory } from './fan-out/endpoint-directory';
 import { EventIntake, IntakeOptions } from './intake/event-intake';
 import { EventsInHand } from './intake/events-in-hand';
+import { TenantsTaken } from './intake/tenants-taken';
 import { EventHandler } from './intake/handling/event-handler';
 import {
   IntakePolicy,
@@ -77,6 +78,8 @@ interface SharedParts {
   laneView: LaneView;
   /** One for every intake of the engine: a lane and the main intake may hold copies of one event. */
   eventsInHand: EventsInHand;
+  /** One for every intake of the engine: whether a tenant has the engine to itself (ADR 0050). */
+  engineTenants: TenantsTaken;
 }
 
 /**
@@ -156,6 +159,7 @@ export function buildEngine(
       SYSTEM_CLOCK,
     ),
     eventsInHand: new EventsInHand(),
+    engineTenants: new TenantsTaken(() => SYSTEM_CLOCK.now()),
   };
   const scheduler = retryScheduler(parts);
   const shared: SharedParts = { ...parts, scheduler };
@@ -254,6 +258,7 @@ function intakesOn(js: JetStreamClient, shared: SharedParts): IntakeOn {
         subjects: infra.subjects,
         metrics,
         clock,
+        engineTenants: shared.engineTenants,
       },
       { ...options, maxDeliveriesInFlight: maxDeliveries ?? options.maxDeliveriesInFlight },
       policy,
@@ -304,12 +309,15 @@ function jetStreamWiring(shared: SharedParts) {
 /** The intakes' bounds and pull sizes, from the configuration and the tuning. */
 function intakeOptionsOf(
   { delivery, jetstream: settings }: DeliveryAppConfig,
-  { intake }: EngineTuning,
+  { intake, lanes }: EngineTuning,
 ): IntakeOptions {
   return {
     maxMessagesInFlight: Math.min(delivery.maxConcurrency, settings.maxAckPending),
     maxDeliveriesInFlight: delivery.maxConcurrency,
     maxFanningOut: intake.maxFanningOut,
+    maxFanningOutPerTenant: intake.maxFanningOutPerTenant,
+    // Alone as the lanes judge it (ADR 0032): nobody else's message for as long.
+    runAheadAloneForMs: lanes.otherTenantWithinMs,
     tenantWindow: intake.tenantWindow,
     maxSlotWaitsPerTenant: intake.maxSlotWaitsPerTenant,
     yieldPollMs: intake.yieldPollMs,

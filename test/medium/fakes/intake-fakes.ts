@@ -144,11 +144,37 @@ export class FakeLedger implements IngestLedger {
   /** Per `${tenant} ${event}`: the endpoints whose delivery took a place in their FIFO queue. */
   readonly queued = new Map<string, Set<string>>();
   failure: Error | undefined;
+  /** The events whose new-event claims were asked for, in that order. */
+  readonly asked: string[] = [];
+  /** While set, new-event claims wait for `releaseClaims` (a slow numbering statement). */
+  holdClaims = false;
+  private readonly heldClaims: (() => void)[] = [];
 
   claimForNewEvent(
     payload: InboundPayload,
     endpointIds: readonly string[],
     ordered: readonly OrderedDelivery[] = [],
+  ): Promise<NewEventClaim> {
+    this.asked.push(payload.eventId);
+    if (this.holdClaims) {
+      // Numbered in the order asked, as NumberingRuns does, once released.
+      return new Promise<void>((resolve) => this.heldClaims.push(resolve)).then(() =>
+        this.claimNow(payload, endpointIds, ordered),
+      );
+    }
+    return this.claimNow(payload, endpointIds, ordered);
+  }
+
+  /** Lets the held claims go, in the order they were asked for. */
+  releaseClaims(): void {
+    this.holdClaims = false;
+    this.heldClaims.splice(0).forEach((release) => release());
+  }
+
+  private claimNow(
+    payload: InboundPayload,
+    endpointIds: readonly string[],
+    ordered: readonly OrderedDelivery[],
   ): Promise<NewEventClaim> {
     if (this.failure) {
       return Promise.reject(this.failure);

@@ -5,6 +5,7 @@ import type { IntakePolicy } from './intake-policy';
 import { PulledMessages, WaitingMessage } from './pulled-messages';
 import { TenantSlotWaits } from './tenant-slot-waits';
 import { TenantWindow } from './tenant-window';
+import { mayRunAheadOfClaims, TenantsTaken } from './tenants-taken';
 
 /** The bounds of one intake's admission (engine-tuning.ts says why each has its value). */
 export interface AdmissionLimits {
@@ -14,6 +15,10 @@ export interface AdmissionLimits {
   maxDeliveriesInFlight: number;
   /** Messages whose fan-out (stored-body check, endpoints) may run at once. */
   maxFanningOut: number;
+  /** One tenant's messages whose fan-out may run at once (their claims queued, ADR 0050). */
+  maxFanningOutPerTenant: number;
+  /** A tenant's claims run ahead only once no other tenant's message was taken for this long. */
+  runAheadAloneForMs: number;
   /** How many of the last messages taken count for who the intake is busy with. */
   tenantWindow: number;
   /** While this many of a tenant's deliveries wait for their endpoint's slot, its next message waits. */
@@ -23,6 +28,16 @@ export interface AdmissionLimits {
 }
 
 export type PulledWaiting = WaitingMessage<IntakeMessage>;
+
+/** A message in hand, as its tenant's admission counts it. */
+export interface AdmittedMessage extends MessageInHand {
+  /**
+   * Its new event's numbering claim is queued (NumberingRuns): the tenant's next message may be
+   * taken now, its claim numbered after this one's, if the tenant has the engine to itself
+   * (ADR 0050); else once this one is numbered.
+   */
+  numberingAsked(): void;
+}
 
 /**
  * Which pulled message an intake takes into hand next, and when (ADR 0032): not before there is
@@ -42,6 +57,8 @@ export class IntakeAdmission {
   private readonly pulled: PulledMessages<IntakeMessage>;
   /** The fan-out going on for each tenant: one at a time per tenant (see `tenantMayTake`). */
   private readonly fanningOutByTenant = new Map<string, Promise<void>>();
+  /** Each tenant's messages taken and not yet counted (fanning out, or waiting for a claim). */
+  private readonly uncountedByTenant = new Map<string, number>();
   private readonly slotWaits = new TenantSlotWaits();
   private wakeTakerFn: (() => void) | undefined;
   private readonly whenPulledTaken: (() => void)[] = [];
@@ -55,6 +72,8 @@ export class IntakeAdmission {
     private readonly limits: AdmissionLimits,
     private readonly policy: Pick<IntakePolicy, 'holdsUpPull' | 'mayTake'>,
     private readonly clock: Clock,
+    /** Every intake's messages of the engine: whether a tenant has it to itself. */
+    private readonly engineTenants: TenantsTaken,
   ) {
     const now = () => clock.now();
     this.backPressure = new IntakeBackPressure(
@@ -153,16 +172,40 @@ export class IntakeAdmission {
   }
 
   /** Counts a message just taken into hand, for its tenant too. */
-  admit(tenantId: string | null): MessageInHand {
+  admit(tenantId: string | null): AdmittedMessage {
     const inHand = this.backPressure.taken();
     if (tenantId === null) {
-      return inHand;
+      return { ...inHand, numberingAsked: () => undefined };
     }
     this.recentTenants.note(tenantId);
-    const fannedOut = inHand.fannedOut;
-    this.fanningOutByTenant.set(tenantId, fannedOut);
-    void fannedOut.then(() => {
-      if (this.fanningOutByTenant.get(tenantId) === fannedOut) {
+    this.engineTenants.note(tenantId);
+    // The tenant's next message may follow once this one's numbering is asked for (claims are
+    // numbered in the order asked, ADR 0050) while it is alone on the engine, or else once this
+    // one is counted.
+    let runAhead!: () => void;
+    const mayFollow = Promise.race([
+      inHand.fannedOut,
+      new Promise<void>((resolve) => (runAhead = resolve)),
+    ]);
+    const numberingAsked = () => {
+      const otherAgoMs = this.engineTenants.otherTenantAgoMs(tenantId);
+      if (mayRunAheadOfClaims(otherAgoMs, this.limits.runAheadAloneForMs)) {
+        runAhead();
+      }
+    };
+    this.fanningOutByTenant.set(tenantId, mayFollow);
+    this.uncountedByTenant.set(tenantId, (this.uncountedByTenant.get(tenantId) ?? 0) + 1);
+    void inHand.fannedOut.then(() => {
+      const uncounted = this.uncountedByTenant.get(tenantId)! - 1;
+      if (uncounted > 0) {
+        this.uncountedByTenant.set(tenantId, uncounted);
+      } else {
+        this.uncountedByTenant.delete(tenantId);
+      }
+      this.wakeTaker();
+    });
+    void mayFollow.then(() => {
+      if (this.fanningOutByTenant.get(tenantId) === mayFollow) {
         this.fanningOutByTenant.delete(tenantId);
         this.wakeTaker();
       }
@@ -176,7 +219,8 @@ export class IntakeAdmission {
       }
     };
     return {
-      fannedOut,
+      fannedOut: inHand.fannedOut,
+      numberingAsked,
       counted: (deliveries) => {
         add(deliveries);
         inHand.counted(deliveries);
@@ -238,16 +282,18 @@ export class IntakeAdmission {
   }
 
   /**
-   * Whether a tenant's next message may be taken now. Not while its last one fans out (the
-   * stored-body check and its endpoints): several fan-outs of one tenant at once took its
+   * Whether a tenant's next message may be taken now. Not while its last one fans out (its
+   * endpoints, until its numbering claim is queued: ADR 0050): several fan-outs of one tenant at once took its
    * messages in faster than its endpoints' slots freed (at one hot endpoint a fifth of its
    * deliveries waited past the busy delay and went to the schedule, 346 -> 112 deliveries/s).
-   * Nor while enough of its deliveries wait for their endpoint's slot: the stored-body check is
+   * Nor while `maxFanningOutPerTenant` of its messages wait for their claims, so that
+   * another tenant's message finds the intake's fan-out room. Nor while enough of its deliveries wait for their endpoint's slot: the stored-body check is
    * faster than a hot endpoint (144/s with 1,250 deferrals per 10,000 at one answering in 6 ms).
    */
   private tenantMayTake(tenantId: string): boolean {
     return (
       !this.fanningOutByTenant.has(tenantId) &&
+      (this.uncountedByTenant.get(tenantId) ?? 0) < this.limits.maxFanningOutPerTenant &&
       this.slotWaits.of(tenantId) < this.limits.maxSlotWaitsPerTenant
     );
   }

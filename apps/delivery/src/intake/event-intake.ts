@@ -7,6 +7,7 @@ import type { EventHandler } from './handling/event-handler';
 import type { IntakePolicy } from './intake-policy';
 import type { MessageOutcome, MessageReplies } from './message-replies';
 import { PullLoop, PullSizing } from './pull-loop';
+import type { TenantsTaken } from './tenants-taken';
 
 export interface IntakeOptions extends AdmissionLimits, PullSizing {
   /** The consumer's ack wait: messages held are marked in progress well within it. */
@@ -20,6 +21,8 @@ export interface IntakeParts {
   subjects: SubjectScheme;
   metrics: Pick<DeliveryMetrics, 'intakeWait'>;
   clock: Clock;
+  /** Shared by every intake of the engine (ADR 0050). */
+  engineTenants: TenantsTaken;
 }
 
 /**
@@ -45,7 +48,7 @@ export class EventIntake {
     private readonly options: IntakeOptions,
     private readonly policy: IntakePolicy,
   ) {
-    this.admission = new IntakeAdmission(options, policy, parts.clock);
+    this.admission = new IntakeAdmission(options, policy, parts.clock, parts.engineTenants);
     this.pulling = new PullLoop(parts.source, options, policy.warnOnFailedPull);
   }
 

@@ -1,3 +1,5 @@
+import { TenantsTaken } from './tenants-taken';
+
 /**
  * The tenants of the last messages an intake took into hand (ADR 0032): who the intake is busy
  * with, whatever the messages' fan-out and however fast each is handled (the messages in hand at
@@ -9,20 +11,17 @@ export class TenantWindow {
   private next = 0;
   private readonly counts = new Map<string, number>();
 
-  /** The last two distinct tenants taken, the most recent first, with when (ms). */
-  private lastTwo: { tenantId: string; atMs: number }[] = [];
+  private readonly taken: TenantsTaken;
 
   constructor(
     private readonly capacity: number,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    clock: () => number = Date.now,
+  ) {
+    this.taken = new TenantsTaken(clock);
+  }
 
   note(tenantId: string): void {
-    const atMs = this.clock();
-    this.lastTwo = [
-      { tenantId, atMs },
-      ...this.lastTwo.filter((seen) => seen.tenantId !== tenantId).slice(0, 1),
-    ];
+    this.taken.note(tenantId);
     if (this.ring.length < this.capacity) {
       this.ring.push(tenantId);
     } else {
@@ -44,8 +43,7 @@ export class TenantWindow {
    * intake started: whether anybody else is there to be crowded out (ADR 0032).
    */
   otherTenantAgoMs(tenantId: string): number | null {
-    const other = this.lastTwo.find((seen) => seen.tenantId !== tenantId);
-    return other ? this.clock() - other.atMs : null;
+    return this.taken.otherTenantAgoMs(tenantId);
   }
 
   /** Messages in the window (up to its capacity). */

@@ -16,7 +16,7 @@ import type {
   RecordStore,
   SubscriberLookup,
 } from '../../ports';
-import type { MessageInHand } from '../back-pressure';
+import type { AdmittedMessage } from '../admission';
 import type { EventsInHand } from '../events-in-hand';
 import type { HandleOutcome } from '../message-replies';
 import { AcceptedEvent, acceptMessage } from './accept-message';
@@ -64,8 +64,8 @@ interface NumberedTarget {
 
 /** What the intake gives the handler of one message. */
 export interface Handling {
-  /** Where its deliveries are counted (back-pressure). */
-  inHand: MessageInHand;
+  /** Where its deliveries are counted (back-pressure), and its tenant's next message let in. */
+  inHand: AdmittedMessage;
   /** Counts a wait of one of its deliveries for its endpoint's slot (TenantSlotWaits). */
   beginSlotWait: () => () => void;
 }
@@ -131,11 +131,18 @@ export class EventHandler {
     };
     // The body is stored and every delivery numbered before the first POST (ADR 0045); an event
     // no endpoint subscribes to is only compared with a stored body.
-    const claim = await ledger.claimForNewEvent(
+    const claiming = ledger.claimForNewEvent(
       payload,
       endpoints.map((endpoint) => endpoint.id),
       orderedDeliveriesOf(payload, endpoints),
     );
+    // Queued: the tenant's next message is numbered after this one, so it may come in now and
+    // share the next claim statement (ADR 0050). A redelivered copy may resume under numbers of
+    // its own, claimed after this one, so the next waits for it.
+    if (!redelivered) {
+      handling.inHand.numberingAsked();
+    }
+    const claim = await claiming;
     let targets: NumberedTarget[];
     if (claim.kind === 'claimed') {
       // Counted when the event is first taken in, not again for a redelivered or duplicate copy.
