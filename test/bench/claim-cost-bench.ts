@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dropDatabase, newNamespace } from './bench-stack';
 import { loadBenchSettings } from './bench-settings';
-import { Cleanup } from './cleanup';
+import { Cleanup, runBench } from './cleanup';
 import { cpuSecondsOf } from './process-stats';
 
 /**
@@ -137,12 +137,4 @@ async function claimInARow(database: ClaimDatabase, count: number): Promise<numb
   return ((cpuSecondsOf(pid) - before) / count) * 1000;
 }
 
-const cleanup = new Cleanup(log);
-cleanup.onSignals(['SIGINT', 'SIGTERM']);
-main(cleanup)
-  .then(() => cleanup.run())
-  .catch(async (error: unknown) => {
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    await cleanup.run();
-    process.exitCode = 1;
-  });
+runBench(log, main);

@@ -78,3 +78,22 @@ export class Cleanup {
     }
   }
 }
+
+/**
+ * Runs a bench whose `main` prints its own figures: undoes its steps on the way out (after
+ * success, a failure or Ctrl-C), and sets a failing exit code when it failed.
+ */
+export function runBench(
+  log: (message: string) => void,
+  main: (cleanup: Cleanup) => Promise<void>,
+): void {
+  const cleanup = new Cleanup(log);
+  cleanup.onSignals(['SIGINT', 'SIGTERM']);
+  main(cleanup)
+    .then(() => cleanup.run())
+    .catch(async (error: unknown) => {
+      log(`failed: ${(error as Error).stack ?? String(error)}`);
+      await cleanup.run();
+      process.exitCode = 1;
+    });
+}

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { createDatabase, createTenantWithKey, dropDatabase, newNamespace } from './bench-stack';
 import { loadBenchSettings } from './bench-settings';
-import { Cleanup } from './cleanup';
+import { Cleanup, runBench } from './cleanup';
 import { appEnvironment } from './engine-process';
 import { freePort, startBuiltApp } from './service-process';
 
@@ -153,12 +153,4 @@ async function measure(
   return answered / ((Date.now() - started) / 1000);
 }
 
-const cleanup = new Cleanup(log);
-cleanup.onSignals(['SIGINT', 'SIGTERM']);
-main(cleanup)
-  .then(() => cleanup.run())
-  .catch(async (error: unknown) => {
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    await cleanup.run();
-    process.exitCode = 1;
-  });
+runBench(log, main);
