@@ -221,6 +221,16 @@ describe('dashboard and alert queries use only metrics the apps export', () => {
     expect(sampleValue(engineAtWork, 'svc_delivery_commit_duration_seconds_count')).toBeGreaterThan(
       0,
     );
+    // Every new event is numbered before its first POST, in a statement of its own or shared.
+    const numberingStatements =
+      sampleValue(engineAtWork, 'svc_delivery_numbering_statement_duration_seconds_count') ?? 0;
+    expect(numberingStatements).toBeGreaterThan(0);
+    expect(sampleValue(engineAtWork, 'svc_delivery_numbering_statement_size_count')).toBe(
+      numberingStatements,
+    );
+    expect(
+      sampleValue(engineAtWork, 'svc_delivery_numbering_statement_size_sum'),
+    ).toBeGreaterThanOrEqual(numberingStatements);
   });
 
   it('every metric and label name they use is exported by the delivery engine at work too', () => {

@@ -1,5 +1,5 @@
 import { REJECTION_REASONS } from '@svc/contracts';
-import { ATTEMPT_ERROR_KINDS } from '@svc/deliveries';
+import { ATTEMPT_ERROR_KINDS, NumberingStatementObserver } from '@svc/deliveries';
 import { ENDPOINT_STATUSES } from '@svc/webhook-endpoints';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RELAYED_OPERATIONAL_EVENT_TYPES } from './operational-events/operational-event';
@@ -37,6 +37,8 @@ export class DeliveryMetrics {
   readonly endpointTransitions!: Counter<'to'>;
   readonly commitBatchSize!: Histogram;
   readonly commitDuration!: Histogram;
+  readonly numberingStatementSize!: Histogram;
+  readonly numberingStatementDuration!: Histogram;
   readonly inFlight!: Gauge;
   readonly dueBacklog!: Gauge;
   readonly orderedWaiting!: Gauge;
@@ -179,6 +181,18 @@ function attemptAndScheduleMetrics(metrics: Mutable<DeliveryMetrics>, registers:
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers,
   });
+  metrics.numberingStatementSize = new Histogram({
+    name: 'svc_delivery_numbering_statement_size',
+    help: "New events numbered per numbering statement, each its own commit before the event's first POST (ADR 0045, 0050).",
+    buckets: [1, 2, 3, 4, 6, 8, 12, 16],
+    registers,
+  });
+  metrics.numberingStatementDuration = new Histogram({
+    name: 'svc_delivery_numbering_statement_duration_seconds',
+    help: 'Time of one numbering statement, commit included.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers,
+  });
   metrics.inFlight = new Gauge({
     name: 'svc_delivery_attempts_in_flight',
     help: 'Attempts waiting for an answer right now.',
@@ -245,4 +259,14 @@ function intakeAndLaneMetrics(metrics: Mutable<DeliveryMetrics>, registers: Regi
   for (const change of LANE_CHANGES) {
     metrics.laneChanges.inc({ change }, 0);
   }
+}
+
+/** What DeliveryWorkQueue's numbering statements report, recorded in the engine's histograms. */
+export function numberingStatementsMeasured(
+  metrics: Pick<DeliveryMetrics, 'numberingStatementSize' | 'numberingStatementDuration'>,
+): NumberingStatementObserver {
+  return (events, seconds) => {
+    metrics.numberingStatementSize.observe(events);
+    metrics.numberingStatementDuration.observe(seconds);
+  };
 }

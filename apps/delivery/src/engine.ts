@@ -15,7 +15,7 @@ import { DeadLetterPark } from './adapters/jetstream/dead-letter-park';
 import { JetStreamLaneConsumers } from './adapters/jetstream/lane-consumers';
 import { NatsLaneNotices } from './adapters/jetstream/lane-notices';
 import { DeliveryEngine, JetStreamWiring } from './delivery-engine';
-import { DeliveryMetrics } from './delivery-metrics';
+import { DeliveryMetrics, numberingStatementsMeasured } from './delivery-metrics';
 import { AttemptRunner } from './dispatch/attempt-runner';
 import { ConcurrencyLimits } from './dispatch/concurrency-limits';
 import { Dispatcher } from './dispatch/dispatcher';
@@ -144,7 +144,7 @@ export function buildEngine(
     clock: SYSTEM_CLOCK,
     metrics,
     directory,
-    queue: new DeliveryWorkQueue(dataSource),
+    queue: new DeliveryWorkQueue(dataSource, numberingStatementsMeasured(metrics)),
     recorder,
     dispatcher: new Dispatcher(limits, runner, health),
     limits,

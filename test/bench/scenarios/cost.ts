@@ -41,7 +41,16 @@ export interface CostAtRate {
   engineCpuSecondsPer1000: number;
   postgresCpuSecondsPer1000: number;
   natsCpuSecondsPer1000: number;
+  /**
+   * PostgreSQL commits the engine asked for per delivery: its numbering statements (a commit
+   * before the first POST of the events they number, ADR 0045) and its group commits of the
+   * records (ADR 0033).
+   */
   commitsPerDelivery: number;
+  groupCommitsPerDelivery: number;
+  numberingStatementsPerDelivery: number;
+  /** One numbering statement's time, its commit included. */
+  numberingMs: { mean: number; p99: number };
   /** Publish (the envelope's created_at) to the receiver having the whole request. */
   publishToReceiptMs: { p50: number; p99: number };
   /** The engine's largest resident memory sampled during this rate (every second). */
@@ -62,7 +71,10 @@ function costOf(run: EngineRunResult, eventsPerSecond: number, peakRssMiB: numbe
     engineCpuSecondsPer1000: run.engineCpuSecondsPer1000,
     postgresCpuSecondsPer1000: perThousand(run, 'postgres'),
     natsCpuSecondsPer1000: perThousand(run, 'nats'),
-    commitsPerDelivery: run.engine.commits / run.deliveries,
+    commitsPerDelivery: (run.engine.commits + run.engine.numberingStatements) / run.deliveries,
+    groupCommitsPerDelivery: run.engine.commits / run.deliveries,
+    numberingStatementsPerDelivery: run.engine.numberingStatements / run.deliveries,
+    numberingMs: run.engine.numberingDurationMs,
     publishToReceiptMs: { p50: run.receiver.latencyMs.p50, p99: run.receiver.latencyMs.p99 },
     enginePeakRssMiB: peakRssMiB,
   };
@@ -73,7 +85,7 @@ function costOf(run: EngineRunResult, eventsPerSecond: number, peakRssMiB: numbe
  * each of BENCH_COST_RATES events per second for BENCH_COST_SECONDS, every event to one of ten
  * endpoints (each subscribes to one of the ten platform event types, which the events take in
  * turn) answering at once; per rate the engine's, PostgreSQL's and NATS's CPU seconds per 1,000
- * deliveries, commits per delivery, publish-to-receipt p50 and p99 and the engine's peak RSS.
+ * deliveries, commits per delivery (numbering statements and group commits), publish-to-receipt p50 and p99 and the engine's peak RSS.
  * Then, beside them, a burst of BENCH_COST_BURST_EVENTS published at once, and a quiet spell
  * (what an idle engine costs).
  */
@@ -108,7 +120,10 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
     log(
       `${name}: engine ${dec(figures.engineCpuSecondsPer1000)}, PostgreSQL ` +
         `${dec(figures.postgresCpuSecondsPer1000)}, NATS ${dec(figures.natsCpuSecondsPer1000)} ` +
-        `CPU s per 1,000; ${dec(figures.commitsPerDelivery)} commits per delivery; p50 ` +
+        `CPU s per 1,000; ${dec(figures.commitsPerDelivery)} commits per delivery ` +
+        `(${dec(figures.numberingStatementsPerDelivery)} numbering, ` +
+        `${dec(figures.groupCommitsPerDelivery)} group commits; a numbering statement ` +
+        `${dec(figures.numberingMs.mean)} ms mean, ${dec(figures.numberingMs.p99)} p99); p50 ` +
         `${dec(figures.publishToReceiptMs.p50)} ms, p99 ${dec(figures.publishToReceiptMs.p99)} ms`,
     );
     if (rate === COST_TARGETS.rate && floorSeconds > 0) {
@@ -171,6 +186,8 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
     figures[`${key}PostgresCpuSecondsPer1000`] = rate.postgresCpuSecondsPer1000;
     figures[`${key}NatsCpuSecondsPer1000`] = rate.natsCpuSecondsPer1000;
     figures[`${key}CommitsPerDelivery`] = rate.commitsPerDelivery;
+    figures[`${key}NumberingStatementsPerDelivery`] = rate.numberingStatementsPerDelivery;
+    figures[`${key}NumberingMeanMs`] = rate.numberingMs.mean;
     figures[`${key}P50Ms`] = rate.publishToReceiptMs.p50;
     figures[`${key}P99Ms`] = rate.publishToReceiptMs.p99;
     figures[`${key}EnginePeakRssMiB`] = rate.enginePeakRssMiB;
@@ -182,6 +199,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
     burstPostgresCpuSecondsPer1000: burstCost.postgresCpuSecondsPer1000,
     burstNatsCpuSecondsPer1000: burstCost.natsCpuSecondsPer1000,
     burstCommitsPerDelivery: burstCost.commitsPerDelivery,
+    burstNumberingStatementsPerDelivery: burstCost.numberingStatementsPerDelivery,
     burstEnginePeakRssMiB: burstCost.enginePeakRssMiB,
     idleEngineCores: idleCores.engine ?? NaN,
     idlePostgresCores: idleCores.postgres ?? NaN,

@@ -3,7 +3,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { DeliveryRecord, InboundEvent } from '../projection/delivery-projection-tables';
 import { DeliveryNumbers, NewEventClaim, OrderedDelivery, ResumedClaims } from './delivery-numbers';
 import type { InboundPayload } from './inbound-payload';
-import { NumberingRuns } from './numbering-runs';
+import { NumberingRuns, NumberingStatementObserver } from './numbering-runs';
 
 /** A due delivery an engine has claimed for one lease, with its tenant's stored event. */
 export interface ClaimedDelivery {
@@ -25,9 +25,12 @@ export class DeliveryWorkQueue {
   private readonly numbers: DeliveryNumbers;
   private readonly numberingRuns: NumberingRuns;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    observeNumbering?: NumberingStatementObserver,
+  ) {
     this.numbers = new DeliveryNumbers(dataSource);
-    this.numberingRuns = new NumberingRuns(this.numbers);
+    this.numberingRuns = new NumberingRuns(this.numbers, undefined, observeNumbering);
   }
 
   /**

@@ -152,4 +152,22 @@ describe('NumberingRuns', () => {
       'fulfilled',
     ]);
   });
+
+  it('tells its observer of every statement, the events it numbered, failed ones included', async () => {
+    const observed: number[] = [];
+    numbers.failRuns = true;
+    runs = new NumberingRuns(numbers, 3, (events, seconds) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      observed.push(events);
+    });
+    const outcomes = Promise.allSettled(
+      ['evt_1', 'evt_2', 'evt_3'].map((id) => runs.claimForNewEvent(request(id))),
+    );
+    for (let step = 0; step < 4; step += 1) {
+      numbers.release();
+      await settle();
+    }
+    await outcomes;
+    expect(observed).toEqual([1, 2, 1, 1]);
+  });
 });
