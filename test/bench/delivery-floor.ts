@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { BenchEvents } from './bench-events';
 import { publishBurst, publishPaced } from './bench-runs';
-import { cpuOf, cpuSecondsOf, pidsNamed } from './process-stats';
+import { cpuSecondsOf, cpuSecondsSince, postgresCpu } from './process-stats';
 import type { ReceiverProcess } from './receiver-process';
 import type { ScenarioKit, Stack } from './scenarios/scenario-kit';
 
@@ -110,11 +110,11 @@ export async function measureFloor(
   const count = rate * seconds;
   receiver.phase(`floor ${rate}/s`);
   const cpuBefore = cpuSecondsOf(child.pid!);
-  const postgresBefore = cpuOf(pidsNamed('postgres'));
+  const postgresBefore = postgresCpu();
   await publishPaced(publisher, events, count, rate);
   await receiver.reached(count, timeoutMs);
   const cpuSeconds = cpuSecondsOf(child.pid!) - cpuBefore;
-  const postgresSeconds = cpuSecondsSince(postgresBefore, cpuOf(pidsNamed('postgres')));
+  const postgresSeconds = cpuSecondsSince(postgresBefore, postgresCpu());
   const stats = await receiver.stats();
   await stopped(child);
   await jsm.streams.delete(stream);
@@ -128,15 +128,6 @@ export async function measureFloor(
     postgresCpuSecondsPer1000: (postgresSeconds / count) * 1000,
     publishToReceiptMs: { p50: stats.latencyMs.p50, p99: stats.latencyMs.p99 },
   };
-}
-
-/** CPU seconds used between two readings, by the processes alive at the second (new ones whole). */
-function cpuSecondsSince(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of after) {
-    total += seconds - (before.get(pid) ?? 0);
-  }
-  return total;
 }
 
 function ready(child: ChildProcess): Promise<void> {

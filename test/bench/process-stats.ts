@@ -8,15 +8,12 @@ const TICKS_PER_SECOND = 100;
  * (kernel) part; NaN once it is gone.
  */
 export function cpuSecondsOf(pid: number, part: 'all' | 'system' = 'all'): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const system = Number(fields[12]);
-    return (part === 'system' ? system : Number(fields[11]) + system) / TICKS_PER_SECOND;
-  } catch {
+  const fields = statFields(pid);
+  if (!fields) {
     return NaN;
   }
+  const system = Number(fields[12]);
+  return (part === 'system' ? system : Number(fields[11]) + system) / TICKS_PER_SECOND;
 }
 
 /** Process ids whose command name is `command` (e.g. every `postgres` backend). */
@@ -45,8 +42,33 @@ export function memoryOf(pid: number): { peakRssMiB: number; rssMiB: number } {
   return { peakRssMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
 }
 
-/** CPU seconds used so far by a group of processes, per process id. */
+/**
+ * CPU seconds used so far by a group of processes, per process id. An entry under a negative id
+ * is what the parent of that (positive) id has collected from its children that ended (see
+ * postgresCpu): the whole life of each, so a process of the group that was there at the start
+ * and has ended is counted from its start value by cpuSecondsSince, not twice.
+ */
 export type CpuGroups = Record<string, () => Map<number, number>>;
+
+/**
+ * CPU seconds a group used between two readings of it. A process that started meanwhile counts
+ * whole. One that ended meanwhile counts only if the group reads its parent's ended children
+ * (a negative id): then what it had used before the first reading is taken off again.
+ */
+export function cpuSecondsSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) {
+    total += seconds - (before.get(pid) ?? 0);
+  }
+  if ([...after.keys()].some((pid) => pid < 0)) {
+    for (const [pid, seconds] of before) {
+      if (pid > 0 && !after.has(pid)) {
+        total -= seconds;
+      }
+    }
+  }
+  return total;
+}
 
 /**
  * CPU used by groups of processes between two moments. Per process: a process that started
@@ -71,11 +93,7 @@ export class CpuMeter {
     const seconds = (performance.now() - this.startedAt) / 1000;
     const used: Record<string, number> = Object.fromEntries(
       Object.entries(this.groups).map(([name, read]) => {
-        let total = 0;
-        for (const [pid, cpu] of read()) {
-          total += cpu - (this.start[name].get(pid) ?? 0);
-        }
-        return [name, total / seconds];
+        return [name, cpuSecondsSince(this.start[name], read()) / seconds];
       }),
     );
     const machine = machineTicks();
@@ -100,6 +118,38 @@ function machineTicks(): { busy: number; steal: number } {
   return { busy: user + nice + system + irq + softirq, steal };
 }
 
+/**
+ * CPU seconds so far of every PostgreSQL process, and (under the postmaster's id, negated) of
+ * those that have ended: autovacuum workers and closed connections come and go within a run,
+ * and counting only the live ones made PostgreSQL's figure depend on which were alive when it
+ * was read. The postmaster collects each ended child's CPU (cutime and cstime in
+ * /proc/<pid>/stat).
+ */
+export function postgresCpu(): Map<number, number> {
+  const pids = pidsNamed('postgres');
+  const cpu = cpuOf(pids);
+  for (const pid of pids) {
+    const fields = statFields(pid);
+    if (fields && !pids.includes(Number(fields[1]))) {
+      cpu.set(-pid, (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND);
+    }
+  }
+  return cpu;
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name (which is in parentheses and may hold
+ * spaces), state first; null once the process is gone.
+ */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
 /** CPU seconds so far per process id (or only their kernel part); processes gone are left out. */
 export function cpuOf(pids: number[], part: 'all' | 'system' = 'all'): Map<number, number> {
   const cpu = new Map<number, number>();
@@ -117,7 +167,7 @@ export function benchCpuGroups(pids: { receiver: number; engine?: number }): Cpu
   const groups: CpuGroups = {
     bench: () => cpuOf([process.pid]),
     receiver: () => cpuOf([pids.receiver]),
-    postgres: () => cpuOf(pidsNamed('postgres')),
+    postgres: postgresCpu,
     nats: () => cpuOf(pidsNamed('nats-server')),
   };
   if (pids.engine !== undefined) {
