@@ -22,6 +22,8 @@ export const COST_TARGETS = {
   engineCpuSecondsPer1000: 0.8,
   postgresCpuSecondsPer1000: 0.5,
   p99Ms: 25,
+  /** Issue 35: the engine's CPU per delivery over the bare floor's, measured beside it. */
+  engineToFloor: 1.3,
 };
 
 /**
@@ -171,6 +173,15 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
         met: at.publishToReceiptMs.p99 <= COST_TARGETS.p99Ms,
       },
     );
+  }
+  if (at && floor) {
+    const ratio = at.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000;
+    targets.push({
+      name: `engine CPU over the bare floor's at ${COST_TARGETS.rate} events/s (engineToFloorAt${COST_TARGETS.rate})`,
+      target: `<= ${COST_TARGETS.engineToFloor}`,
+      measured: ratio,
+      met: ratio <= COST_TARGETS.engineToFloor,
+    });
   }
   targets.push({
     name: 'engine peak RSS in the burst (MiB)',
