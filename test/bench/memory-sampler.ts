@@ -42,6 +42,15 @@ export class MemorySampler {
     return this.peak;
   }
 
+  /** Resident memory now (0 once the engine has stopped): a phase shorter than a sample's interval has no sample of its own. */
+  rssNowMiB(): number {
+    try {
+      return this.engine.running ? memoryOf(this.engine.pid).rssMiB : 0;
+    } catch {
+      return 0;
+    }
+  }
+
   /** Forgets the peak so far, so that the next one is a phase's own (the cost scenario's rates). */
   resetPeak(): void {
     this.peak = undefined;

@@ -187,12 +187,12 @@ export class Stack {
 
   /**
    * The most resident memory any of the engines was sampled at since the last call (or since it
-   * started), in MiB: a phase's own peak, where VmHWM is the whole life's.
+   * started), or has now, in MiB: a phase's own peak, where VmHWM is the whole life's.
    */
   takePeakRssMiB(): number {
     let peak = 0;
     for (const sampler of this.samplers.values()) {
-      peak = Math.max(peak, sampler.peakSample?.rssMiB ?? 0);
+      peak = Math.max(peak, sampler.peakSample?.rssMiB ?? 0, sampler.rssNowMiB());
       sampler.resetPeak();
     }
     return peak;
