@@ -66,8 +66,25 @@ describe('the console with assistive technology and the keyboard alone, in Chrom
     return page;
   }
 
-  const heading = (page: Page, name: string) =>
-    page.getByRole('heading', { level: 1, name }).waitFor();
+  /**
+   * Waits for the page's heading. A wait that fails says where the page is and which headings it
+   * shows: CI once waited 10 s for "Endpoints" on a portal link's first page, which never
+   * happened here in a file run alone.
+   */
+  async function heading(page: Page, name: string): Promise<void> {
+    try {
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+    } catch (error) {
+      const shown = await page
+        .getByRole('heading')
+        .allTextContents()
+        .catch(() => []);
+      throw new Error(
+        `no heading "${name}" at ${page.url()}; headings shown: ${JSON.stringify(shown)}`,
+        { cause: error },
+      );
+    }
+  }
 
   /** No serious or critical violation; on failure, every violation found is printed. */
   async function expectAccessible(page: Page, what: string): Promise<void> {
