@@ -62,9 +62,8 @@ export interface EngineRunResult {
     commits: number;
     commitBatchSize: { mean: number; p50: number };
     commitDurationMs: { mean: number; p99: number };
-    /** Numbering statements (each its own commit before the first POST) and the new events they numbered. */
+    /** Numbering statements: each its own commit before the first POST of the events it numbers. */
     numberingStatements: number;
-    numberedEvents: number;
     numberingDurationMs: { mean: number; p99: number };
     deferred: number;
     /** Subscribed endpoints whose payload filter refused an event (no delivery made for them). */
@@ -227,7 +226,6 @@ export async function measureEngineRun(
         p99: ms(metrics.histogramQuantile('svc_delivery_commit_duration_seconds', 0.99)),
       },
       numberingStatements: metrics.increase('svc_delivery_numbering_statement_size_count'),
-      numberedEvents: metrics.increase('svc_delivery_numbering_statement_size_sum'),
       numberingDurationMs: {
         mean: ms(metrics.histogramMean('svc_delivery_numbering_statement_duration_seconds')),
         p99: ms(

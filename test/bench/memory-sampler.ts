@@ -42,7 +42,10 @@ export class MemorySampler {
     return this.peak;
   }
 
-  /** Resident memory now (0 once the engine has stopped): a phase shorter than a sample's interval has no sample of its own. */
+  /**
+   * Resident memory now (0 once the engine has stopped): a phase shorter than the sampling
+   * interval has no sample of its own.
+   */
   rssNowMiB(): number {
     try {
       return this.engine.running ? memoryOf(this.engine.pid).rssMiB : 0;

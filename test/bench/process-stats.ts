@@ -71,8 +71,7 @@ export function cpuSecondsSince(before: Map<number, number>, after: Map<number, 
 }
 
 /**
- * CPU used by groups of processes between two moments. Per process: a process that started
- * meanwhile counts whole; one that ended meanwhile (a short-lived PostgreSQL backend) is lost.
+ * CPU used by groups of processes between two moments, per group as cpuSecondsSince counts it.
  */
 export class CpuMeter {
   private readonly start: Record<string, Map<number, number>>;
@@ -127,11 +126,16 @@ function machineTicks(): { busy: number; steal: number } {
  */
 export function postgresCpu(): Map<number, number> {
   const pids = pidsNamed('postgres');
-  const cpu = cpuOf(pids);
+  const cpu = new Map<number, number>();
   for (const pid of pids) {
     const fields = statFields(pid);
-    if (fields && !pids.includes(Number(fields[1]))) {
-      cpu.set(-pid, (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND);
+    if (!fields) {
+      continue;
+    }
+    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+    cpu.set(pid, (utime + stime) / TICKS_PER_SECOND);
+    if (!pids.includes(Number(fields[1]))) {
+      cpu.set(-pid, (cutime + cstime) / TICKS_PER_SECOND);
     }
   }
   return cpu;

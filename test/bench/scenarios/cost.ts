@@ -87,7 +87,8 @@ function costOf(run: EngineRunResult, eventsPerSecond: number, peakRssMiB: numbe
  * each of BENCH_COST_RATES events per second for BENCH_COST_SECONDS, every event to one of ten
  * endpoints (each subscribes to one of the ten platform event types, which the events take in
  * turn) answering at once; per rate the engine's, PostgreSQL's and NATS's CPU seconds per 1,000
- * deliveries, commits per delivery (numbering statements and group commits), publish-to-receipt p50 and p99 and the engine's peak RSS.
+ * deliveries, commits per delivery (numbering statements and group commits), publish-to-receipt
+ * p50 and p99 and the engine's peak RSS.
  * Then, beside them, a burst of BENCH_COST_BURST_EVENTS published at once, and a quiet spell
  * (what an idle engine costs).
  */
@@ -175,7 +176,7 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
     );
   }
   if (at && floor) {
-    const ratio = at.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000;
+    const ratio = engineToFloor(at, floor);
     targets.push({
       name: `engine CPU over the bare floor's at ${COST_TARGETS.rate} events/s (engineToFloorAt${COST_TARGETS.rate})`,
       target: `<= ${COST_TARGETS.engineToFloor}`,
@@ -241,6 +242,11 @@ export async function cost(kit: ScenarioKit): Promise<ScenarioOutcome> {
 }
 
 /** A floor's figures, and the engine's cost as a multiple of it at the same rate. */
+/** The engine's CPU per delivery over a floor's, measured beside it at the same rate. */
+function engineToFloor(engine: CostAtRate, floor: FloorAtRate): number {
+  return engine.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000;
+}
+
 function floorFigures(
   floor: FloorAtRate | null,
   engine: CostAtRate | undefined,
@@ -256,9 +262,7 @@ function floorFigures(
     [`${key}PostgresCpuSecondsPer1000`]: floor.postgresCpuSecondsPer1000,
     [`${key}P50Ms`]: floor.publishToReceiptMs.p50,
     [`${key}P99Ms`]: floor.publishToReceiptMs.p99,
-    [`${ratioName}At${floor.eventsPerSecond}`]: engine
-      ? engine.engineCpuSecondsPer1000 / floor.cpuSecondsPer1000
-      : NaN,
+    [`${ratioName}At${floor.eventsPerSecond}`]: engine ? engineToFloor(engine, floor) : NaN,
   };
 }
 
